@@ -1,0 +1,84 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { SCOPES } from '../domain/scopes.js';
+import { createBodyAjv, createParamsAjv, toValidationError } from '../services/validation.js';
+import { accountRoutes } from './account/routes.js';
+import { bucketRoutes } from './buckets/routes.js';
+import type { ApiContext } from './context.js';
+import { environmentRoutes } from './environments/routes.js';
+import { publicRoutes } from './health/routes.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerJsonBody } from './plugins/body.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { scheduleRoutes } from './schedules/routes.js';
+import { ErrorEnvelope } from './shared/envelope.js';
+import { stepRoutes } from './steps/routes.js';
+import { testRoutes } from './tests/routes.js';
+
+export interface AppOptions {
+  bodyLimit: number;
+  logger: FastifyServerOptions['logger'];
+}
+
+/** Headers that carry credentials never reach the log. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimit,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are validated strictly (no coercion, discriminated step types); query and path parameters coerce.
+  const bodyAjv = createBodyAjv();
+  const paramsAjv = createParamsAjv();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? bodyAjv : paramsAjv).compile(schema);
+    const prefix = httpPart === 'querystring' ? '?' : httpPart === 'params' ? ':' : '';
+    return (data: unknown) =>
+      validate(data) ? { value: data } : { error: toValidationError(validate.errors, prefix) };
+  });
+
+  registerErrorHandling(app, `${ctx.publicUrl}/errors`);
+  registerAuth(app, ctx.services.tokens);
+  registerJsonBody(app);
+  app.addSchema(ErrorEnvelope);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vigil API',
+        version: '0.1.0',
+        description:
+          'API test monitoring and HTTP traffic capture. Every response uses the {data, meta, error} envelope.',
+      },
+      servers: [{ url: ctx.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `OAuth 2.0 access token. Scopes: ${SCOPES.join(', ')}`,
+          },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // The docs UI's own routes are public.
+  await app.register(publicRoutes(ctx));
+  await app.register(accountRoutes(ctx));
+  await app.register(bucketRoutes(ctx));
+  await app.register(testRoutes(ctx));
+  await app.register(stepRoutes(ctx));
+  await app.register(environmentRoutes(ctx));
+  await app.register(scheduleRoutes(ctx));
+  await app.ready();
+  return app;
+}

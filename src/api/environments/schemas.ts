@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import { SIGNATURE_TYPES } from '../../domain/auth.js';
+import { EnvironmentInput, EnvironmentPatch, NOTIFY_ON } from '../../domain/environments.js';
+import { StringEnum } from '../../domain/schema.js';
+
+export { EnvironmentInput, EnvironmentPatch };
+
+export const AuthOut = Type.Object(
+  {
+    auth_type: Type.Optional(Type.String()),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String()),
+    access_token: Type.Optional(Type.String()),
+    consumer_secret: Type.Optional(Type.String()),
+    consumer_key: Type.Optional(Type.String()),
+    token_secret: Type.Optional(Type.String()),
+    signature_type: Type.Optional(StringEnum(SIGNATURE_TYPES)),
+  },
+  { description: 'Step auth (spec 2.5); an empty object means no authentication' },
+);
+
+/** An environment as served (spec 2.3). */
+export const EnvironmentOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  test_id: Type.Union([Type.String(), Type.Null()]),
+  parent_environment_id: Type.Union([Type.String(), Type.Null()]),
+  auth: AuthOut,
+  emails: Type.Object({
+    notify_all: Type.Boolean(),
+    notify_on: StringEnum(NOTIFY_ON),
+    notify_threshold: Type.Union([Type.Integer(), Type.Null()]),
+    recipients: Type.Array(Type.Object({ email: Type.String(), name: Type.String(), id: Type.String() })),
+  }),
+  initial_variables: Type.Record(Type.String(), Type.String()),
+  integrations: Type.Array(
+    Type.Object({ description: Type.String(), integration_type: Type.String(), id: Type.String() }),
+  ),
+  preserve_cookies: Type.Boolean(),
+  regions: Type.Array(Type.String()),
+  remote_agents: Type.Array(Type.Object({ name: Type.String(), uuid: Type.String() })),
+  retry_on_failure: Type.Boolean(),
+  stop_on_failure: Type.Boolean(),
+  script: Type.String(),
+  verify_ssl: Type.Boolean(),
+  client_certificate: Type.String(),
+  webhooks: Type.Union([Type.Array(Type.String()), Type.Null()]),
+});
+
+export const EnvironmentParams = Type.Object({
+  bucket_key: Type.String(),
+  test_id: Type.String(),
+  environment_id: Type.String(),
+});
+export const SharedEnvironmentParams = Type.Object({
+  bucket_key: Type.String(),
+  environment_id: Type.String(),
+});

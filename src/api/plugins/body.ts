@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import sjson from 'secure-json-parse';
+import { AppError } from '../../domain/errors.js';
+
+/** Finds the JSON pointer of the first string holding a NUL character, which the stores cannot keep. */
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '/' : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = findNul(item, `${path}/${i}`);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) return `${path}/${key.replaceAll('\u0000', '\\u0000')}`;
+      const found = findNul(item, `${path}/${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The API reads JSON bodies only: `application/json` (any charset), parsed safely (no prototype
+ * keys). A body sent with another or no Content-Type is refused with 415 before any work is done.
+ */
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
+    try {
+      parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      return done(
+        new AppError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`),
+        undefined,
+      );
+    }
+    if (text.includes('\\u0000')) {
+      const field = findNul(parsed, '');
+      if (field)
+        return done(
+          new AppError(
+            'validation_failed',
+            `${field} contains a NUL character (\\u0000), which is not accepted`,
+            field,
+          ),
+          undefined,
+        );
+    }
+    done(null, parsed);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const length = request.headers['content-length'];
+    const hasBody =
+      (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !request.headers['content-type']) {
+      throw new AppError(
+        'unsupported_media_type',
+        'A JSON body needs the header Content-Type: application/json',
+      );
+    }
+  });
+}

@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import findMyWay, { type HTTPMethod } from 'find-my-way';
+import { AppError, type ErrorCode } from '../../domain/errors.js';
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+  FST_ERR_VALIDATION: 'validation_failed',
+};
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'limit_reached',
+  429: 'rate_limited',
+};
+
+export function errorBody(error: AppError, moreInfo: string) {
+  return {
+    data: null,
+    meta: { status: 'error' as const },
+    error: {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      more_info: `${moreInfo}#${error.code}`,
+      ...(error.field !== undefined && { field: error.field }),
+    },
+  };
+}
+
+/** Maps anything thrown into our catalog: client errors keep their meaning, the rest become a logged 500. */
+export function toAppError(error: FastifyError | Error): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  const code = FASTIFY_CODES[fastifyError.code ?? ''];
+  if (code === 'invalid_json')
+    return new AppError(code, `The request body is not valid JSON: ${fastifyError.message}`);
+  if (code === 'payload_too_large')
+    return new AppError(code, 'The request body is larger than the server accepts');
+  if (code === 'unsupported_media_type') {
+    return new AppError(code, 'A JSON body needs the header Content-Type: application/json');
+  }
+  if (code) return new AppError(code, fastifyError.message);
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return new AppError(BY_STATUS[status] ?? 'validation_failed', fastifyError.message);
+  }
+  return new AppError('internal_error', 'The server met an unexpected condition; it has been logged');
+}
+
+/**
+ * The error envelope (DESIGN §2) for every failure: our own errors, Fastify's parser errors, unknown
+ * routes (404) and known paths with another method (405, with Allow).
+ */
+export function registerErrorHandling(app: FastifyInstance, moreInfo: string): void {
+  const router = findMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!router.hasRoute(method as HTTPMethod, route.url))
+        router.on(method as HTTPMethod, route.url, () => {});
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
+    reply.code(appError.status).type('application/json; charset=utf-8').send(errorBody(appError, moreInfo));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
+      (method) => method !== request.method && router.find(method, path) !== null,
+    );
+    const error =
+      allowed.length > 0
+        ? new AppError(
+            'method_not_allowed',
+            `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+          )
+        : new AppError('not_found', `No resource at ${path}`);
+    if (allowed.length > 0) reply.header('Allow', allowed.join(', '));
+    reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, moreInfo));
+  });
+}

@@ -1,0 +1,45 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+
+/** The success envelope of spec 2.1 around a data schema. */
+export function Envelope<T extends TSchema>(data: T) {
+  return Type.Object({
+    data,
+    meta: Type.Object({ status: Type.Literal('success') }, { additionalProperties: true }),
+    error: Type.Null(),
+  });
+}
+
+export const ErrorEnvelope = Type.Object(
+  {
+    data: Type.Null(),
+    meta: Type.Object({ status: Type.Literal('error') }),
+    error: Type.Object({
+      status: Type.Integer(),
+      code: Type.String(),
+      message: Type.String(),
+      more_info: Type.String(),
+      field: Type.Optional(Type.String()),
+    }),
+  },
+  { $id: 'ErrorEnvelope' },
+);
+
+export const ok = <T>(data: T, meta: Record<string, unknown> = {}) =>
+  ({ data, meta: { status: 'success' as const, ...meta }, error: null }) as const;
+
+/** Error responses every authenticated route may give, for the OpenAPI document. */
+export const errorResponses = {
+  400: Type.Ref(ErrorEnvelope),
+  401: Type.Ref(ErrorEnvelope),
+  403: Type.Ref(ErrorEnvelope),
+  404: Type.Ref(ErrorEnvelope),
+};
+
+export const BucketParams = Type.Object({ bucket_key: Type.String() });
+export const TestParams = Type.Object({ bucket_key: Type.String(), test_id: Type.String() });
+
+/** 204 with no body (deletes, unshare). */
+export function noContent(reply: unknown): FastifyReply {
+  return (reply as FastifyReply).code(204).send();
+}

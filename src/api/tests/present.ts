@@ -1,0 +1,62 @@
+import { environmentView } from '../../services/environments.js';
+import { type Principal, visibleEmail } from '../../services/principal.js';
+import type { TestAggregate } from '../../services/tests.js';
+import type { RevisionRow, ScheduleRow } from '../../store/database.js';
+import type { TestWithCreator } from '../../store/repositories/tests.js';
+
+export function presentSchedule(row: ScheduleRow) {
+  return {
+    id: row.id,
+    environment_id: row.environment_id,
+    interval: row.interval,
+    note: row.note,
+    created_at: row.created_at,
+  };
+}
+
+export function presentTestListItem(test: TestWithCreator, principal: Principal) {
+  return {
+    id: test.id,
+    name: test.name,
+    description: test.description,
+    created_at: test.created_at,
+    created_by: {
+      email: visibleEmail(principal, test.creator_email),
+      name: test.creator_name,
+      id: test.created_by,
+    },
+    default_environment_id: test.default_environment_id,
+  };
+}
+
+export function triggerUrl(publicUrl: string, triggerId: string): string {
+  return `${publicUrl}/radar/${triggerId}/trigger`;
+}
+
+export function presentTest(aggregate: TestAggregate, principal: Principal, publicUrl: string) {
+  return {
+    ...presentTestListItem(aggregate.test, principal),
+    environments: aggregate.environments.map(environmentView),
+    steps: aggregate.steps,
+    schedules: aggregate.schedules.map(presentSchedule),
+    last_run: null,
+    trigger_url: triggerUrl(publicUrl, aggregate.test.trigger_id),
+  };
+}
+
+export function presentRevision(row: RevisionRow, principal: Principal) {
+  return {
+    uuid: row.id,
+    timestamp: row.timestamp,
+    item_type: row.item_type,
+    item_id: row.item_id,
+    action: row.action,
+    author_uuid: row.author_id,
+    author_name: row.author_name,
+    author_email: visibleEmail(principal, row.author_email),
+    organization_id: row.team_id,
+    bucket_key: row.bucket_key,
+    source: row.source,
+    snapshot: JSON.parse(row.snapshot) as unknown,
+  };
+}

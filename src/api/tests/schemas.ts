@@ -1,0 +1,145 @@
+import { Type } from '@sinclair/typebox';
+import { EnvironmentInput } from '../../domain/environments.js';
+import { IntervalSchema } from '../../domain/schedules.js';
+import { StepInput } from '../../domain/steps.js';
+import { EnvironmentOut } from '../environments/schemas.js';
+import { ScheduleOut } from '../schedules/schemas.js';
+import { StepOut } from '../steps/schemas.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+
+const ImportedEnvironment = Type.Composite([
+  Type.Object({ id: Type.Optional(Type.String({ maxLength: 64 })) }),
+  EnvironmentInput,
+]);
+
+/** A new test: `{name, description}`, or a whole exported test, which is recreated with new ids. */
+export const TestCreate = Type.Object({
+  name: Name,
+  description: Type.Optional(Description),
+  default_environment_id: Type.Optional(Type.String({ maxLength: 64 })),
+  environments: Type.Optional(Type.Array(ImportedEnvironment, { maxItems: 100 })),
+  shared_environments: Type.Optional(
+    Type.Array(Type.Composite([Type.Object({ id: Type.String({ maxLength: 64 }) }), EnvironmentInput]), {
+      maxItems: 100,
+    }),
+  ),
+  steps: Type.Optional(Type.Array(StepInput, { maxItems: 200 })),
+  schedules: Type.Optional(
+    Type.Array(
+      Type.Object({
+        environment_id: Type.Optional(Type.String({ maxLength: 64 })),
+        interval: IntervalSchema,
+        note: Type.Optional(Type.String({ maxLength: 2_000 })),
+      }),
+      { maxItems: 100 },
+    ),
+  ),
+});
+export const TestCreateBody = Type.Union([
+  TestCreate,
+  Type.Array(TestCreate, { minItems: 1, maxItems: 100 }),
+]);
+
+export const TestPatch = Type.Object({
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+  default_environment_id: Type.Optional(Type.String({ maxLength: 64 })),
+  steps: Type.Optional(Type.Array(StepInput, { maxItems: 200 })),
+});
+
+export const TestsQuery = Type.Object({
+  count: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'Page size; default 50, at most 1000 (larger values are capped)',
+    }),
+  ),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+});
+
+const CreatedBy = Type.Object({ email: Type.String(), name: Type.String(), id: Type.String() });
+
+export const LastRun = Type.Union([
+  Type.Null(),
+  Type.Object({
+    test_run_id: Type.String(),
+    result: Type.String(),
+    environment_id: Type.String(),
+    environment_name: Type.String(),
+    region: Type.String(),
+    source: Type.String(),
+    started_at: Type.Number(),
+    finished_at: Type.Union([Type.Number(), Type.Null()]),
+  }),
+]);
+
+/** A list item (spec 2.2): no environments, steps, schedules or trigger URL. */
+export const TestListItem = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Description,
+  created_at: Type.Integer(),
+  created_by: CreatedBy,
+  default_environment_id: Type.String(),
+});
+
+/** The detail form (spec 2.2). */
+export const TestDetail = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Description,
+  created_at: Type.Integer(),
+  created_by: CreatedBy,
+  default_environment_id: Type.String(),
+  environments: Type.Array(EnvironmentOut),
+  steps: Type.Array(StepOut),
+  schedules: Type.Array(ScheduleOut),
+  last_run: LastRun,
+  trigger_url: Type.String(),
+});
+
+/** An environment in an export: only the settings it sets itself, so inheritance survives the trip. */
+const ExportedEnvironment = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+});
+
+/** The export document (`GET …/export`); POST it to …/tests to recreate the test. */
+export const TestExportOut = Type.Object(
+  {
+    vigil_export_version: Type.Literal(1),
+    id: Type.String(),
+    name: Type.String(),
+    description: Description,
+    default_environment_id: Type.String(),
+    environments: Type.Array(ExportedEnvironment),
+    shared_environments: Type.Array(ExportedEnvironment),
+    steps: Type.Array(StepOut),
+    schedules: Type.Array(
+      Type.Object({ environment_id: Type.String(), interval: Type.String(), note: Type.String() }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const RevisionOut = Type.Object({
+  uuid: Type.String(),
+  timestamp: Type.Number(),
+  item_type: Type.String(),
+  item_id: Type.String(),
+  action: Type.String(),
+  author_uuid: Type.String(),
+  author_name: Type.String(),
+  author_email: Type.String(),
+  organization_id: Type.String(),
+  bucket_key: Type.String(),
+  source: Type.String(),
+  snapshot: Type.Unknown(),
+});
+
+export const RevisionsOut = Type.Object({
+  test_revisions: Type.Array(RevisionOut),
+  env_revisions: Type.Record(Type.String(), Type.Array(RevisionOut)),
+});

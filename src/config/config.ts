@@ -1,0 +1,80 @@
+import path from 'node:path';
+
+export type EgressPolicy = 'allow-all' | 'public-only';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  /** `postgres://…` selects PostgreSQL; undefined means the embedded SQLite store under dataDir. */
+  databaseUrl: string | undefined;
+  smtpUrl: string | undefined;
+  egressPolicy: EgressPolicy;
+  logLevel: LogLevel;
+  /** Largest request body the API accepts, in bytes. */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intSetting(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/** Reads and validates the settings of DESIGN §1 from the environment. Throws ConfigError on bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intSetting(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(publicUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
+  }
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const egress = env.EGRESS_POLICY || 'allow-all';
+  if (egress !== 'allow-all' && egress !== 'public-only') {
+    throw new ConfigError(`EGRESS_POLICY must be allow-all or public-only, got "${egress}"`);
+  }
+
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  return {
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    databaseUrl,
+    smtpUrl: env.SMTP_URL || undefined,
+    egressPolicy: egress,
+    logLevel,
+    bodyLimit: intSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
+  };
+}

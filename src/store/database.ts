@@ -1,0 +1,150 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The Kysely database type. Both dialects use the same column types: text ids (UUIDs), integer
+ * 0/1 booleans, float Unix seconds for timestamps and JSON documents kept as text, so one set of
+ * migrations and one set of queries serve SQLite and PostgreSQL alike.
+ */
+export interface Database {
+  accounts: AccountTable;
+  teams: TeamTable;
+  team_members: TeamMemberTable;
+  buckets: BucketTable;
+  client_applications: ClientApplicationTable;
+  access_tokens: AccessTokenTable;
+  tests: TestTable;
+  steps: StepTable;
+  environments: EnvironmentTable;
+  schedules: ScheduleTable;
+  revisions: RevisionTable;
+}
+
+export interface AccountTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface TeamTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface TeamMemberTable {
+  team_id: string;
+  account_id: string;
+  role: 'owner' | 'member';
+  created_at: number;
+}
+
+export interface BucketTable {
+  key: string;
+  name: string;
+  team_id: string;
+  created_by: string;
+  is_default: number;
+  verify_ssl: number;
+  trigger_id: string;
+  /** Key for signing webhook payloads (DESIGN §5); must be usable, so it is not hashed. */
+  signing_secret: string;
+  created_at: number;
+}
+
+export interface ClientApplicationTable {
+  client_id: string;
+  account_id: string;
+  name: string;
+  website_url: string;
+  callback_url: string;
+  secret_hash: string;
+  is_public: number;
+  created_at: number;
+}
+
+export interface AccessTokenTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  client_id: string | null;
+  /** Space-separated scopes. */
+  scopes: string;
+  kind: 'personal' | 'oauth';
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface TestTable {
+  id: string;
+  bucket_key: string;
+  name: string;
+  description: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+  default_environment_id: string;
+  trigger_id: string;
+}
+
+export interface StepTable {
+  id: string;
+  test_id: string;
+  /** The condition step that embeds this step, or null for a top-level step. */
+  parent_id: string | null;
+  position: number;
+  step_type: string;
+  /** The step's fields other than id, step_type and embedded steps, as JSON. */
+  body: string;
+}
+
+export interface EnvironmentTable {
+  id: string;
+  bucket_key: string;
+  test_id: string | null;
+  name: string;
+  parent_environment_id: string | null;
+  /** The settings the environment sets itself, as JSON; unset fields are inherited from the parent. */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ScheduleTable {
+  id: string;
+  test_id: string;
+  environment_id: string;
+  interval: string;
+  note: string;
+  created_at: number;
+}
+
+export interface RevisionTable {
+  id: string;
+  item_type: 'radar_test' | 'environment';
+  item_id: string;
+  /** The test the item belongs to: the test itself, or a test environment's test; null for shared environments. */
+  test_id: string | null;
+  action: 'create' | 'update' | 'delete';
+  timestamp: number;
+  author_id: string;
+  author_name: string;
+  author_email: string;
+  team_id: string;
+  bucket_key: string;
+  source: string;
+  snapshot: string;
+}
+
+export type AccountRow = Selectable<AccountTable>;
+export type BucketRow = Selectable<BucketTable>;
+export type TestRow = Selectable<TestTable>;
+export type StepRow = Selectable<StepTable>;
+export type EnvironmentRow = Selectable<EnvironmentTable>;
+export type ScheduleRow = Selectable<ScheduleTable>;
+export type RevisionRow = Selectable<RevisionTable>;
+export type AccessTokenRow = Selectable<AccessTokenTable>;
+export type NewRevision = Insertable<RevisionTable>;
+export type TestUpdate = Updateable<TestTable>;

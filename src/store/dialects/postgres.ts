@@ -1,0 +1,23 @@
+import { PostgresDialect } from 'kysely';
+import pg from 'pg';
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** PostgreSQL through a `pg` pool; int8 and numeric come back as numbers, as they do from SQLite. */
+export function createPostgresDialect(connectionString: string): { dialect: PostgresDialect; pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+        if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+        // biome-ignore lint/suspicious/noExplicitAny: pg's overloads do not accept a union format
+        return pg.types.getTypeParser(oid, format as any);
+      },
+    },
+  });
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return { dialect: new PostgresDialect({ pool }), pool };
+}

@@ -1,0 +1,50 @@
+import type { AccountRow } from '../database.js';
+import type { Executor } from '../store.js';
+
+export interface TeamSummary {
+  id: string;
+  name: string;
+  role: 'owner' | 'member';
+}
+
+export const accountsRepo = {
+  findByEmail(db: Executor, email: string): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+  },
+
+  findById(db: Executor, id: string): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  async insert(db: Executor, account: AccountRow): Promise<void> {
+    await db.insertInto('accounts').values(account).execute();
+  },
+
+  async insertTeam(db: Executor, team: { id: string; name: string; created_at: number }): Promise<void> {
+    await db.insertInto('teams').values(team).execute();
+  },
+
+  async addMember(
+    db: Executor,
+    teamId: string,
+    accountId: string,
+    role: 'owner' | 'member',
+    now: number,
+  ): Promise<void> {
+    await db
+      .insertInto('team_members')
+      .values({ team_id: teamId, account_id: accountId, role, created_at: now })
+      .execute();
+  },
+
+  teamsOf(db: Executor, accountId: string): Promise<TeamSummary[]> {
+    return db
+      .selectFrom('team_members')
+      .innerJoin('teams', 'teams.id', 'team_members.team_id')
+      .select(['teams.id', 'teams.name', 'team_members.role'])
+      .where('team_members.account_id', '=', accountId)
+      .orderBy('team_members.created_at')
+      .orderBy('teams.id')
+      .execute();
+  },
+};

@@ -1,0 +1,57 @@
+import type { BucketRow } from '../database.js';
+import type { Executor } from '../store.js';
+
+export interface BucketWithTeam extends BucketRow {
+  team_name: string;
+}
+
+function bucketsOf(db: Executor, accountId: string) {
+  return db
+    .selectFrom('buckets')
+    .innerJoin('team_members', (join) =>
+      join
+        .onRef('team_members.team_id', '=', 'buckets.team_id')
+        .on('team_members.account_id', '=', accountId),
+    )
+    .innerJoin('teams', 'teams.id', 'buckets.team_id')
+    .selectAll('buckets')
+    .select('teams.name as team_name');
+}
+
+export const bucketsRepo = {
+  listForAccount(db: Executor, accountId: string): Promise<BucketWithTeam[]> {
+    return bucketsOf(db, accountId).orderBy('buckets.created_at').orderBy('buckets.key').execute();
+  },
+
+  /** The bucket, when the account belongs to its team. */
+  getForAccount(db: Executor, key: string, accountId: string): Promise<BucketWithTeam | undefined> {
+    return bucketsOf(db, accountId).where('buckets.key', '=', key).executeTakeFirst();
+  },
+
+  findDefault(db: Executor, teamId: string): Promise<BucketRow | undefined> {
+    return db
+      .selectFrom('buckets')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('is_default', '=', 1)
+      .executeTakeFirst();
+  },
+
+  async insert(db: Executor, bucket: BucketRow): Promise<void> {
+    await db.insertInto('buckets').values(bucket).execute();
+  },
+
+  async delete(db: Executor, key: string): Promise<void> {
+    await db.deleteFrom('buckets').where('key', '=', key).execute();
+  },
+
+  async countTestEnvironments(db: Executor, key: string): Promise<number> {
+    const row = await db
+      .selectFrom('environments')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('bucket_key', '=', key)
+      .where('test_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

@@ -1,0 +1,73 @@
+import type { EnvironmentRow } from '../database.js';
+import type { Executor } from '../store.js';
+
+export const environmentsRepo = {
+  forTest(db: Executor, testId: string): Promise<EnvironmentRow[]> {
+    return db
+      .selectFrom('environments')
+      .selectAll()
+      .where('test_id', '=', testId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  },
+
+  shared(db: Executor, bucketKey: string): Promise<EnvironmentRow[]> {
+    return db
+      .selectFrom('environments')
+      .selectAll()
+      .where('bucket_key', '=', bucketKey)
+      .where('test_id', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  },
+
+  /** One environment of the bucket: a shared one, or any test's. */
+  inBucket(db: Executor, bucketKey: string, id: string): Promise<EnvironmentRow | undefined> {
+    return db
+      .selectFrom('environments')
+      .selectAll()
+      .where('id', '=', id)
+      .where('bucket_key', '=', bucketKey)
+      .executeTakeFirst();
+  },
+
+  async insert(db: Executor, rows: EnvironmentRow[]): Promise<void> {
+    if (rows.length > 0) await db.insertInto('environments').values(rows).execute();
+  },
+
+  async update(db: Executor, row: EnvironmentRow): Promise<void> {
+    const { id, ...rest } = row;
+    await db.updateTable('environments').set(rest).where('id', '=', id).execute();
+  },
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('environments').where('id', '=', id).execute();
+  },
+
+  /** Environments of the bucket that name `id` as their parent. */
+  children(db: Executor, bucketKey: string, id: string): Promise<{ id: string; name: string }[]> {
+    return db
+      .selectFrom('environments')
+      .select(['id', 'name'])
+      .where('bucket_key', '=', bucketKey)
+      .where('parent_environment_id', '=', id)
+      .execute();
+  },
+
+  /** id → parent id for every environment of the bucket, to check parent chains for cycles. */
+  async parentLinks(db: Executor, bucketKey: string): Promise<Map<string, string | null>> {
+    const rows = await db
+      .selectFrom('environments')
+      .select(['id', 'parent_environment_id'])
+      .where('bucket_key', '=', bucketKey)
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.parent_environment_id]));
+  },
+
+  /** Tests that use `id` as their default environment. */
+  defaultOf(db: Executor, id: string): Promise<{ id: string; name: string }[]> {
+    return db.selectFrom('tests').select(['id', 'name']).where('default_environment_id', '=', id).execute();
+  },
+};

@@ -1,0 +1,54 @@
+import type { TestRow, TestUpdate } from '../database.js';
+import type { Executor } from '../store.js';
+
+export interface TestWithCreator extends TestRow {
+  creator_name: string;
+  creator_email: string;
+}
+
+function testsWithCreator(db: Executor) {
+  return db
+    .selectFrom('tests')
+    .leftJoin('accounts', 'accounts.id', 'tests.created_by')
+    .selectAll('tests')
+    .select(['accounts.name as creator_name', 'accounts.email as creator_email']);
+}
+
+function normalise<T extends { creator_name: string | null; creator_email: string | null }>(
+  row: T,
+): T & { creator_name: string; creator_email: string } {
+  return { ...row, creator_name: row.creator_name ?? '', creator_email: row.creator_email ?? '' };
+}
+
+export const testsRepo = {
+  async list(db: Executor, bucketKey: string, count: number, offset: number): Promise<TestWithCreator[]> {
+    const rows = await testsWithCreator(db)
+      .where('tests.bucket_key', '=', bucketKey)
+      .orderBy('tests.created_at')
+      .orderBy('tests.id')
+      .limit(count)
+      .offset(offset)
+      .execute();
+    return rows.map(normalise);
+  },
+
+  async get(db: Executor, bucketKey: string, id: string): Promise<TestWithCreator | undefined> {
+    const row = await testsWithCreator(db)
+      .where('tests.id', '=', id)
+      .where('tests.bucket_key', '=', bucketKey)
+      .executeTakeFirst();
+    return row && normalise(row);
+  },
+
+  async insert(db: Executor, test: TestRow): Promise<void> {
+    await db.insertInto('tests').values(test).execute();
+  },
+
+  async update(db: Executor, id: string, patch: TestUpdate): Promise<void> {
+    await db.updateTable('tests').set(patch).where('id', '=', id).execute();
+  },
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('tests').where('id', '=', id).execute();
+  },
+};
