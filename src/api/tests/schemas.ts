@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { EnvironmentInput } from '../../domain/environments.js';
 import { IntervalSchema } from '../../domain/schedules.js';
 import { StepInput } from '../../domain/steps.js';
@@ -37,10 +37,12 @@ export const TestCreate = Type.Object({
     ),
   ),
 });
-export const TestCreateBody = Type.Union([
-  TestCreate,
-  Type.Array(TestCreate, { minItems: 1, maxItems: 100 }),
-]);
+/** One test, or an array of up to 100 (`if`/`then`/`else`, so an error names the field of the form sent). */
+export const TestCreateBody = Type.Unsafe<Static<typeof TestCreate> | Static<typeof TestCreate>[]>({
+  if: { type: 'array' },
+  then: Type.Array(TestCreate, { minItems: 1, maxItems: 100 }),
+  else: TestCreate,
+});
 
 export const TestPatch = Type.Object({
   name: Type.Optional(Name),

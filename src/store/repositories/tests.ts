@@ -45,6 +45,7 @@ export const testsRepo = {
   },
 
   async update(db: Executor, id: string, patch: TestUpdate): Promise<void> {
+    if (Object.keys(patch).length === 0) return;
     await db.updateTable('tests').set(patch).where('id', '=', id).execute();
   },
 

@@ -1,0 +1,126 @@
+import { after, before, describe } from 'node:test';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig } from '../../src/config/config.js';
+import { createServer, type Server } from '../../src/main.js';
+import type { Store } from '../../src/store/store.js';
+import { type DialectFixture, dialects } from './dialects.js';
+
+export interface Account {
+  token: string;
+  bucketKey: string;
+  accountId: string;
+  email: string;
+}
+
+export interface ApiHarness {
+  dialect: DialectFixture['name'];
+  app: FastifyInstance;
+  store: Store;
+  server: Server;
+  /** The first account, made with bootstrap; its token has every scope. */
+  alice: Account;
+  /** A second, unrelated account, for checks that foreign resources stay invisible. */
+  bob: Account;
+  /** A JSON request as `who` (default alice); `body` is sent as JSON with the right header. */
+  call(options: {
+    method: InjectOptions['method'];
+    url: string;
+    body?: unknown;
+    as?: Account | string | null;
+    headers?: Record<string, string>;
+  }): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
+  /** The `data` of a successful call, failing loudly with the error envelope otherwise. */
+  data<T = any>(method: InjectOptions['method'], url: string, body?: unknown, expected?: number): Promise<T>;
+  /** Mints a token with only these scopes for alice. */
+  tokenWith(scopes: string[]): Promise<string>;
+}
+
+export const PUBLIC_URL = 'http://vigil.test';
+
+async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(): Promise<void> }> {
+  const db = await fixture.create();
+  const config = {
+    ...loadConfig({ PUBLIC_URL, LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent', DATA_DIR: db.dataDir }),
+    databaseUrl: db.databaseUrl,
+  };
+  const server = await createServer(config, { store: db.store });
+  const services = (await import('../../src/main.js')).createServices(db.store);
+  const make = async (email: string, name: string): Promise<Account> => {
+    const r = await services.accounts.bootstrap({ email, name, password: 'correct horse battery' });
+    return { token: r.access_token, bucketKey: r.bucket_key, accountId: r.account_id, email };
+  };
+  const alice = await make('alice@example.com', 'Alice');
+  const bob = await make('bob@example.com', 'Bob');
+
+  const call: ApiHarness['call'] = async ({ method, url, body, as = alice, headers = {} }) => {
+    const token = as === null ? undefined : typeof as === 'string' ? as : as.token;
+    const response = await server.app.inject({
+      method,
+      url,
+      headers: {
+        ...(token && { authorization: `Bearer ${token}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body !== undefined && { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    return response as LightMyRequestResponse & { json<T = any>(): T };
+  };
+
+  const data: ApiHarness['data'] = async (method, url, body, expected) => {
+    const response = await call({ method, url, body });
+    const want = expected ?? (method === 'POST' ? 201 : 200);
+    if (response.statusCode !== want) {
+      throw new Error(`${method} ${url} answered ${response.statusCode}, expected ${want}: ${response.body}`);
+    }
+    return response.json().data;
+  };
+
+  const tokenWith = async (scopes: string[]) => {
+    const { token } = await services.tokens.issue(db.store.db, {
+      accountId: alice.accountId,
+      clientId: null,
+      scopes: scopes as never,
+      kind: 'oauth',
+    });
+    return token;
+  };
+
+  return {
+    dialect: fixture.name,
+    app: server.app,
+    store: db.store,
+    server,
+    alice,
+    bob,
+    call,
+    data,
+    tokenWith,
+    async cleanup() {
+      await server.app.close();
+      await db.cleanup();
+    },
+  };
+}
+
+/**
+ * Declares `suite` once per dialect; `get()` inside tests returns that dialect's running API with
+ * two bootstrapped accounts.
+ */
+export async function describeApi(title: string, suite: (get: () => ApiHarness) => void): Promise<void> {
+  for (const { fixture, skip } of await dialects()) {
+    describe(`${title} [${fixture.name}]`, { skip }, () => {
+      let h: (ApiHarness & { cleanup(): Promise<void> }) | undefined;
+      before(async () => {
+        h = await harness(fixture);
+      });
+      after(async () => {
+        await h?.cleanup();
+      });
+      suite(() => {
+        if (!h) throw new Error('harness not ready');
+        return h;
+      });
+    });
+  }
+}
