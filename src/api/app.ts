@@ -39,8 +39,12 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const validate = (httpPart === 'body' ? bodyAjv : paramsAjv).compile(schema);
     const prefix = httpPart === 'querystring' ? '?' : httpPart === 'params' ? ':' : '';
+    // A route whose body may be left out marks its body schema `x-optional-body`.
+    const optional = httpPart === 'body' && (schema as Record<string, unknown>)['x-optional-body'] === true;
     return (data: unknown) =>
-      validate(data) ? { value: data } : { error: toValidationError(validate.errors, prefix) };
+      (optional && (data === undefined || data === null)) || validate(data)
+        ? { value: data }
+        : { error: toValidationError(validate.errors, prefix) };
   });
 
   registerErrorHandling(app, `${ctx.publicUrl}/errors`);

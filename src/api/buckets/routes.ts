@@ -19,10 +19,13 @@ const BucketOut = Type.Object({
   created_at: Type.Integer(),
 });
 
-const BucketCreate = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  team_uuid: Type.Optional(Type.String({ maxLength: 64 })),
-});
+const BucketCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    team_uuid: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { 'x-optional-body': true, description: 'May be left out when ?name= is given' },
+);
 
 export function presentBucket(bucket: BucketWithTeam, publicUrl: string) {
   return {

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const VIGIL = path.join(ROOT, 'bin/vigil.js');
+
+/** Runs the `vigil` command (the built one, as `npx vigil` would) and waits for it. */
+export function vigil(args: string[], env: Record<string, string | undefined>) {
+  const result = spawnSync(process.execPath, [VIGIL, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `vigil serve` and resolves once /health answers. */
+export async function startServe(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [VIGIL, 'serve'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`vigil serve exited with ${child.exitCode}: ${output}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`vigil serve did not answer /health in 30 s: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
