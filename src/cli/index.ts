@@ -6,7 +6,7 @@ import { serve } from './serve.js';
 const USAGE = `Usage: vigil <command> [options]
 
 Commands:
-  serve                 API, OAuth pages, trigger/capture URLs (default: SQLite under DATA_DIR)
+  serve                 the API (SQLite under DATA_DIR unless DATABASE_URL names PostgreSQL)
   bootstrap --email E --name N --password P [--json]
                         create the first account, its bucket and a personal token
   migrate               bring the store's schema up to date
