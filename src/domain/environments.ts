@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
-import { StringEnum } from './schema.js';
+import { StringEnum, StringMap } from './schema.js';
 
 /** When e-mail notifications go out (DESIGN §5). */
 export const NOTIFY_ON = ['all', 'failures', 'threshold', 'switch'] as const;
@@ -27,13 +27,9 @@ export const EnvironmentSettingsInput = Type.Object({
   auth: Type.Optional(AuthSchema),
   emails: Type.Optional(EmailsSchema),
   initial_variables: Type.Optional(
-    Type.Record(
-      Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.\\-]{0,99}$' }),
-      Type.String({ maxLength: 100_000 }),
-      {
-        maxProperties: 500,
-      },
-    ),
+    StringMap({ pattern: '^[A-Za-z_][A-Za-z0-9_.\\-]{0,99}$' }, Type.String({ maxLength: 100_000 }), {
+      maxProperties: 500,
+    }),
   ),
   integrations: Type.Optional(
     Type.Array(
@@ -127,7 +123,8 @@ export const SETTING_KEYS = [
   'webhooks',
 ] as const satisfies readonly (keyof EnvironmentSettings)[];
 
-export const DEFAULT_SETTINGS: EnvironmentSettings = {
+/** Deeply frozen: results of withDefaults and resolveSettings share these nested values. */
+export const DEFAULT_SETTINGS: Readonly<EnvironmentSettings> = deepFreeze({
   auth: {},
   emails: { notify_all: false, notify_on: 'all', notify_threshold: null, recipients: [] },
   initial_variables: {},
@@ -141,7 +138,15 @@ export const DEFAULT_SETTINGS: EnvironmentSettings = {
   verify_ssl: true,
   client_certificate: '',
   webhooks: null,
-};
+});
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /** Normalises the settings present in input; absent ones stay absent. */
 export function normalizeSettings(input: EnvironmentSettingsInput): StoredSettings {

@@ -10,7 +10,7 @@ import {
   VariableSchema,
 } from './assertions.js';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
-import { HEADER_NAME_PATTERN, StringEnum } from './schema.js';
+import { HEADER_NAME_PATTERN, StringEnum, StringMap } from './schema.js';
 
 /** Step types (spec 2.4). Adding one here without handling it everywhere breaks the build. */
 export const STEP_TYPES = ['request', 'pause', 'condition', 'subtest', 'partner-inspector'] as const;
@@ -34,16 +34,16 @@ const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const uuidOrEmpty = () => Type.Optional(Type.String({ anyOf: [{ format: 'uuid' }, { maxLength: 0 }] }));
 
 /** Header name to one string or an array of strings. */
-export const HeaderMapSchema = Type.Record(
-  Type.String({ pattern: HEADER_NAME_PATTERN }),
+export const HeaderMapSchema = StringMap(
+  { pattern: HEADER_NAME_PATTERN },
   Type.Union([
     Type.String({ maxLength: 16_384 }),
     Type.Array(Type.String({ maxLength: 16_384 }), { maxItems: 100 }),
   ]),
   { maxProperties: LIMITS.headerCount },
 );
-export const FormMapSchema = Type.Record(
-  Type.String({ minLength: 1, maxLength: 1_000 }),
+export const FormMapSchema = StringMap(
+  { minLength: 1, maxLength: 1_000 },
   Type.Union([
     Type.String({ maxLength: 100_000 }),
     Type.Array(Type.String({ maxLength: 100_000 }), { maxItems: 100 }),

@@ -95,7 +95,9 @@ export class StepService {
     order: readonly OrderEntry[],
   ): Promise<TestAggregate> {
     return this.deps.tests.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
-      await stepsRepo.replaceAll(trx, testId, reorderSteps(aggregate.steps, order));
+      const steps = reorderSteps(aggregate.steps, order);
+      checkCount(steps);
+      await stepsRepo.replaceAll(trx, testId, steps);
     });
   }
 

@@ -1,5 +1,5 @@
 import { type EnvironmentInput, normalizeSettings, type StoredSettings } from '../domain/environments.js';
-import { invalid, notFound } from '../domain/errors.js';
+import { conflict, invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, newSecret, nowFloat, nowSeconds } from '../domain/ids.js';
 import type { ScheduleInterval } from '../domain/schedules.js';
 import { defaultRequestStep, normalizeStep, type Step, type StepInput, stepIds } from '../domain/steps.js';
@@ -357,11 +357,21 @@ export class TestService {
     });
   }
 
-  /** Deletes the test with its steps, schedules, test environments and results (204). */
+  /**
+   * Deletes the test with its steps, schedules, test environments and results (204). Refused (409)
+   * while an environment elsewhere inherits from one of the test's environments.
+   */
   async delete(actor: Actor, bucketKey: string, testId: string): Promise<void> {
     await this.deps.store.transaction(async (trx) => {
       const { bucket, test } = await this.requireTest(actor, bucketKey, testId, trx);
       await lockRow(trx, 'tests', test.id);
+      const inheriting = await environmentsRepo.inheritingFromTest(trx, test.id);
+      if (inheriting.length > 0) {
+        throw conflict(
+          `Environments ${inheriting.map((e) => `"${e.name}"`).join(', ')} of other tests or the bucket inherit from ` +
+            "this test's environments; change their parent_environment_id first",
+        );
+      }
       const aggregate = await this.load(trx, test);
       await testsRepo.delete(trx, test.id);
       await recordRevisions(trx, actor, bucket, [

@@ -74,10 +74,19 @@ function describe(error: ErrorObject): { field: string; why: string } {
   return { field, why };
 }
 
+const WRAPPER_KEYWORDS = new Set(['anyOf', 'oneOf', 'if']);
+
 /** Turns the first Ajv error into our validation error, naming the field as a JSON pointer under `prefix`. */
 export function toValidationError(errors: readonly ErrorObject[] | null | undefined, prefix = ''): AppError {
-  // An error of a nested property is more telling than the anyOf/oneOf wrapper that reports after it.
-  const first = errors?.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors?.[0];
+  // Of the branches of an anyOf/oneOf, the error deepest in the input tells most about what is wrong.
+  const depth = (e: ErrorObject) => e.instancePath.split('/').length;
+  const first =
+    errors
+      ?.filter((e) => !WRAPPER_KEYWORDS.has(e.keyword))
+      .reduce<ErrorObject | undefined>(
+        (best, e) => (!best || depth(e) > depth(best) ? e : best),
+        undefined,
+      ) ?? errors?.[0];
   if (!first) return new AppError('validation_failed', 'The request body is invalid');
   const { field, why } = describe(first);
   // Query and path parameters are named `?count` and `:test_id`; body fields by JSON pointer.

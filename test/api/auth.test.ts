@@ -6,7 +6,11 @@ import { describeApi } from '../helpers/api.js';
 await describeApi('authentication, scopes and the error envelope', (get) => {
   const bucket = () => `/buckets/${get().alice.bucketKey}`;
 
-  function assertErrorEnvelope(response: { statusCode: number; json(): any; headers: Record<string, unknown> }, status: number, code: string) {
+  function assertErrorEnvelope(
+    response: { statusCode: number; json(): any; headers: Record<string, unknown> },
+    status: number,
+    code: string,
+  ) {
     assert.equal(response.statusCode, status);
     assert.match(String(response.headers['content-type']), /^application\/json/);
     const body = response.json();
@@ -24,7 +28,10 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.deepEqual(body, {
-      data: { bucket_list_url: 'http://vigil.test/buckets', current_account_url: 'http://vigil.test/account' },
+      data: {
+        bucket_list_url: 'http://vigil.test/buckets',
+        current_account_url: 'http://vigil.test/account',
+      },
       meta: { status: 'success' },
       error: null,
     });
@@ -32,7 +39,12 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
 
   test('no token, a malformed header, an unknown token: 401 with WWW-Authenticate', async () => {
     const { call } = get();
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer vgl_at_unknown_token_value' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer vgl_at_unknown_token_value' },
+    ]) {
       const response = await call({ method: 'GET', url: '/buckets', as: null, headers });
       assertErrorEnvelope(response, 401, 'unauthorized');
       assert.match(String(response.headers['www-authenticate']), /^Bearer/);
@@ -43,7 +55,11 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     const { call, tokenWith, store } = get();
     const token = await tokenWith(['api:read']);
     assert.equal((await call({ method: 'GET', url: '/buckets', as: token })).statusCode, 200);
-    await store.db.updateTable('access_tokens').set({ revoked_at: 1 }).where('scopes', '=', 'api:read').execute();
+    await store.db
+      .updateTable('access_tokens')
+      .set({ revoked_at: 1 })
+      .where('scopes', '=', 'api:read')
+      .execute();
     assertErrorEnvelope(await call({ method: 'GET', url: '/buckets', as: token }), 401, 'unauthorized');
   });
 
@@ -63,7 +79,12 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     const { call, tokenWith, data } = get();
     const created = await data('POST', `${bucket()}/tests`, { name: 'Scoped' });
     const t = `${bucket()}/tests/${created.id}`;
-    const routes: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; scope: string }[] = [
+    const routes: {
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+      url: string;
+      body?: unknown;
+      scope: string;
+    }[] = [
       { method: 'GET', url: '/', scope: 'api:read' },
       { method: 'GET', url: '/account', scope: 'api:read' },
       { method: 'GET', url: '/buckets', scope: 'api:read' },
@@ -74,7 +95,11 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
       { method: 'POST', url: `${bucket()}/tests`, body: { name: 'x' }, scope: 'test:write' },
       { method: 'GET', url: t, scope: 'api:read' },
       { method: 'PUT', url: t, body: { name: 'Scoped' }, scope: 'test:write' },
-      { method: 'DELETE', url: `${bucket()}/tests/00000000-0000-4000-8000-000000000000`, scope: 'test:write' },
+      {
+        method: 'DELETE',
+        url: `${bucket()}/tests/00000000-0000-4000-8000-000000000000`,
+        scope: 'test:write',
+      },
       { method: 'GET', url: `${t}/export`, scope: 'api:read' },
       { method: 'GET', url: `${t}/revisions`, scope: 'api:read' },
       { method: 'POST', url: `${t}/steps`, body: { step_type: 'pause' }, scope: 'test:write' },
@@ -85,8 +110,17 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
       { method: 'GET', url: `${t}/environments`, scope: 'api:read' },
       { method: 'POST', url: `${t}/environments`, body: { name: 'e' }, scope: 'test:write' },
       { method: 'GET', url: `${t}/environments/${created.default_environment_id}`, scope: 'api:read' },
-      { method: 'PUT', url: `${t}/environments/${created.default_environment_id}`, body: { name: 'e' }, scope: 'test:write' },
-      { method: 'DELETE', url: `${t}/environments/00000000-0000-4000-8000-000000000000`, scope: 'test:write' },
+      {
+        method: 'PUT',
+        url: `${t}/environments/${created.default_environment_id}`,
+        body: { name: 'e' },
+        scope: 'test:write',
+      },
+      {
+        method: 'DELETE',
+        url: `${t}/environments/00000000-0000-4000-8000-000000000000`,
+        scope: 'test:write',
+      },
       { method: 'GET', url: `${bucket()}/environments`, scope: 'api:read' },
       { method: 'POST', url: `${bucket()}/environments`, body: { name: 's' }, scope: 'test:write' },
       { method: 'GET', url: `${t}/schedules`, scope: 'api:read' },
@@ -97,7 +131,12 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     for (const scope of SCOPES) tokens.set(scope, await tokenWith([scope]));
     for (const route of routes) {
       for (const scope of SCOPES) {
-        const response = await call({ method: route.method, url: route.url, body: route.body, as: tokens.get(scope)! });
+        const response = await call({
+          method: route.method,
+          url: route.url,
+          body: route.body,
+          as: tokens.get(scope)!,
+        });
         const label = `${route.method} ${route.url} with ${scope}`;
         if (scope === route.scope) {
           assert.notEqual(response.statusCode, 403, `${label}: ${response.body}`);
@@ -116,10 +155,15 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     const readOnly = await tokenWith(['api:read']);
     const account = (await call({ method: 'GET', url: '/account', as: readOnly })).json().data;
     assert.equal(account.email, '');
-    const detail = (await call({ method: 'GET', url: `${bucket()}/tests/${created.id}`, as: readOnly })).json().data;
+    const detail = (
+      await call({ method: 'GET', url: `${bucket()}/tests/${created.id}`, as: readOnly })
+    ).json().data;
     assert.equal(detail.created_by.email, '');
     const withEmail = await tokenWith(['api:read', 'account:email']);
-    assert.equal((await call({ method: 'GET', url: '/account', as: withEmail })).json().data.email, 'alice@example.com');
+    assert.equal(
+      (await call({ method: 'GET', url: '/account', as: withEmail })).json().data.email,
+      'alice@example.com',
+    );
   });
 
   test('bad JSON is 400 invalid_json; a JSON body without the JSON content type is 415', async () => {
@@ -138,21 +182,38 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
       payload: Buffer.from('{"name":"x"}'),
     });
     assertErrorEnvelope(noType as any, 415, 'unsupported_media_type');
-    const charset = await call({ method: 'POST', url, body: { name: 'utf8' }, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const charset = await call({
+      method: 'POST',
+      url,
+      body: { name: 'utf8' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.equal(charset.statusCode, 201);
   });
 
   test('schema failures are 400 naming the field', async () => {
-    const error = assertErrorEnvelope(await get().call({ method: 'POST', url: `${bucket()}/tests`, body: { description: 'no name' } }), 400, 'validation_failed');
+    const error = assertErrorEnvelope(
+      await get().call({ method: 'POST', url: `${bucket()}/tests`, body: { description: 'no name' } }),
+      400,
+      'validation_failed',
+    );
     assert.equal(error.field, '/name');
     assert.match(error.message, /\/name is required/);
-    const query = assertErrorEnvelope(await get().call({ method: 'GET', url: `${bucket()}/tests?count=abc` }), 400, 'validation_failed');
+    const query = assertErrorEnvelope(
+      await get().call({ method: 'GET', url: `${bucket()}/tests?count=abc` }),
+      400,
+      'validation_failed',
+    );
     assert.equal(query.field, '?count');
   });
 
   test('a body over the limit is 413', async () => {
     const big = JSON.stringify({ name: 'big', description: 'x'.repeat(1_100_000) });
-    assertErrorEnvelope(await get().call({ method: 'POST', url: `${bucket()}/tests`, body: big }), 413, 'payload_too_large');
+    assertErrorEnvelope(
+      await get().call({ method: 'POST', url: `${bucket()}/tests`, body: big }),
+      413,
+      'payload_too_large',
+    );
   });
 
   test('unknown paths are 404, known paths with another method 405 with Allow', async () => {
@@ -164,7 +225,11 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
 
   test('another account’s bucket is 404, not 403', async () => {
     const { call, bob } = get();
-    assertErrorEnvelope(await call({ method: 'GET', url: `/buckets/${bob.bucketKey}/tests` }), 404, 'not_found');
+    assertErrorEnvelope(
+      await call({ method: 'GET', url: `/buckets/${bob.bucketKey}/tests` }),
+      404,
+      'not_found',
+    );
     assertErrorEnvelope(await call({ method: 'GET', url: `/buckets/${bob.bucketKey}` }), 404, 'not_found');
   });
 
@@ -177,7 +242,11 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     assert.equal(openapi.statusCode, 200);
     const doc = openapi.json();
     assert.equal(doc.openapi, '3.1.0');
-    for (const path of ['/buckets/{bucket_key}/tests', '/buckets/{bucket_key}/tests/{test_id}/steps', '/buckets/{bucket_key}/environments']) {
+    for (const path of [
+      '/buckets/{bucket_key}/tests',
+      '/buckets/{bucket_key}/tests/{test_id}/steps',
+      '/buckets/{bucket_key}/environments',
+    ]) {
       assert.ok(doc.paths[path], path);
     }
     const docs = await call({ method: 'GET', url: '/docs', as: null });

@@ -67,10 +67,7 @@ describe('normalizeSettings', () => {
           notify_all: true,
           notify_on: 'threshold',
           notify_threshold: 3,
-          recipients: [
-            { email: 'ops@example.com', name: 'Ops', id: UUID_A },
-            { email: 'dev@example.com' },
-          ],
+          recipients: [{ email: 'ops@example.com', name: 'Ops', id: UUID_A }, { email: 'dev@example.com' }],
         },
       }).emails,
       {
@@ -267,11 +264,16 @@ describe('resolveSettings', () => {
       notify_threshold: null,
       recipients: [],
     };
-    assert.deepEqual(resolveSettings([{ emails: childEmails }, { emails: parentEmails }]).emails, childEmails);
+    assert.deepEqual(
+      resolveSettings([{ emails: childEmails }, { emails: parentEmails }]).emails,
+      childEmails,
+    );
     assert.deepEqual(resolveSettings([{}, { emails: parentEmails }]).emails, parentEmails);
     assert.deepEqual(
-      resolveSettings([{ auth: { auth_type: 'client_certificate' } }, { auth: { auth_type: 'basic', username: 'u', password: 'p' } }])
-        .auth,
+      resolveSettings([
+        { auth: { auth_type: 'client_certificate' } },
+        { auth: { auth_type: 'basic', username: 'u', password: 'p' } },
+      ]).auth,
       { auth_type: 'client_certificate' },
     );
   });
@@ -297,7 +299,10 @@ describe('resolveSettings', () => {
   });
 
   test('an empty string variable set by the child still wins', () => {
-    const resolved = resolveSettings([{ initial_variables: { token: '' } }, { initial_variables: { token: 'x' } }]);
+    const resolved = resolveSettings([
+      { initial_variables: { token: '' } },
+      { initial_variables: { token: 'x' } },
+    ]);
     assert.deepEqual(resolved.initial_variables, { token: '' });
   });
 

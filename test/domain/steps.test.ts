@@ -429,13 +429,13 @@ describe('reorderSteps', () => {
 
   test('top-level and embedded steps take the new order, their contents untouched', () => {
     const steps = tree();
-    const result = reorderSteps(steps, [{ id: 'c2', steps: [] }, 'p1', { id: 'c1', steps: ['e2', 'e1'] }, 'r1']);
-    assert.deepEqual(ids(result), [
+    const result = reorderSteps(steps, [
       { id: 'c2', steps: [] },
       'p1',
       { id: 'c1', steps: ['e2', 'e1'] },
       'r1',
     ]);
+    assert.deepEqual(ids(result), [{ id: 'c2', steps: [] }, 'p1', { id: 'c1', steps: ['e2', 'e1'] }, 'r1']);
     assert.deepEqual(result[3], steps[0]);
     const c1 = result[2] as ConditionStep;
     assert.equal(c1.left_value, '{{c1}}');
@@ -510,7 +510,9 @@ describe('reorderSteps', () => {
   });
 
   test('every kind of problem is reported in one message', () => {
-    const error = failure(() => reorderSteps(tree(), ['r1', 'r1', 'ghost', { id: 'c1', steps: ['e1', 'e2'] }]));
+    const error = failure(() =>
+      reorderSteps(tree(), ['r1', 'r1', 'ghost', { id: 'c1', steps: ['e1', 'e2'] }]),
+    );
     assert.match(error.message, /missing step ids p1, c2/);
     assert.match(error.message, /unknown step ids ghost/);
     assert.match(error.message, /duplicate step ids r1/);

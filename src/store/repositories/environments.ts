@@ -56,6 +56,17 @@ export const environmentsRepo = {
       .execute();
   },
 
+  /** Environments outside test `testId` that inherit from one of its environments. */
+  inheritingFromTest(db: Executor, testId: string): Promise<{ id: string; name: string }[]> {
+    return db
+      .selectFrom('environments as child')
+      .innerJoin('environments as parent', 'parent.id', 'child.parent_environment_id')
+      .select(['child.id', 'child.name'])
+      .where('parent.test_id', '=', testId)
+      .where((eb) => eb.or([eb('child.test_id', 'is', null), eb('child.test_id', '!=', testId)]))
+      .execute();
+  },
+
   /** id → parent id for every environment of the bucket, to check parent chains for cycles. */
   async parentLinks(db: Executor, bucketKey: string): Promise<Map<string, string | null>> {
     const rows = await db
