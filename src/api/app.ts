@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { AppError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
 import { createBodyAjv, createParamsAjv, toValidationError } from '../services/validation.js';
 import { accountRoutes } from './account/routes.js';
@@ -11,7 +12,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { publicRoutes } from './health/routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerJsonBody } from './plugins/body.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { ROUTER_OPTIONS, registerErrorHandling, sendError, toAppError } from './plugins/errors.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { ErrorEnvelope } from './shared/envelope.js';
 import { stepRoutes } from './steps/routes.js';
@@ -26,11 +27,14 @@ export interface AppOptions {
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
 export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  const moreInfo = `${ctx.publicUrl}/errors`;
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimit,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
+    // Errors the router meets before any route (a bad percent-escape, an over-long parameter) use the envelope too.
+    frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error), moreInfo),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated strictly (no coercion, discriminated step types); query and path parameters coerce.
@@ -41,13 +45,33 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
     const prefix = httpPart === 'querystring' ? '?' : httpPart === 'params' ? ':' : '';
     // A route whose body may be left out marks its body schema `x-optional-body`.
     const optional = httpPart === 'body' && (schema as Record<string, unknown>)['x-optional-body'] === true;
-    return (data: unknown) =>
-      (optional && (data === undefined || data === null)) || validate(data)
-        ? { value: data }
-        : { error: toValidationError(validate.errors, prefix) };
+    // Query parameters a route reads may not carry NUL, which the stores cannot keep, nor be infinite.
+    const declared =
+      httpPart === 'querystring' ? Object.keys((schema as { properties?: object }).properties ?? {}) : [];
+    return (data: unknown) => {
+      if (optional && (data === undefined || data === null)) return { value: data };
+      if (!validate(data)) return { error: toValidationError(validate.errors, prefix) };
+      for (const name of declared) {
+        const value = (data as Record<string, unknown>)[name];
+        // Coercion turns "1e999" into Infinity after the range checks have passed it.
+        if (typeof value === 'number' && !Number.isFinite(value)) {
+          return { error: new AppError('validation_failed', `?${name} must be a finite number`, `?${name}`) };
+        }
+        if (typeof value === 'string' && value.includes('\u0000')) {
+          return {
+            error: new AppError(
+              'validation_failed',
+              `?${name} contains a NUL character, which is not accepted`,
+              `?${name}`,
+            ),
+          };
+        }
+      }
+      return { value: data };
+    };
   });
 
-  registerErrorHandling(app, `${ctx.publicUrl}/errors`);
+  registerErrorHandling(app, moreInfo);
   registerAuth(app, ctx.services.tokens);
   registerJsonBody(app);
   app.addSchema(ErrorEnvelope);

@@ -16,6 +16,8 @@ export function createBodyAjv(): Ajv {
     discriminator: true,
     verbose: true,
     strict: false,
+    // Infinity and NaN are no numbers in JSON; they must not pass as one (and then be stored as null).
+    strictNumbers: true,
   });
   addFormats(ajv);
   return ajv;
@@ -29,6 +31,7 @@ export function createParamsAjv(): Ajv {
     removeAdditional: true,
     allErrors: false,
     strict: false,
+    strictNumbers: true,
   });
   addFormats(ajv);
   return ajv;

@@ -46,7 +46,11 @@ await describeApi('account and buckets', (get) => {
     assert.equal(deleted.statusCode, 204);
     assert.equal(deleted.body, '');
     assert.equal((await call({ method: 'GET', url: `/buckets/${fromJson.key}` })).statusCode, 404);
-    const left = await get().store.db.selectFrom('tests').select('id').where('bucket_key', '=', fromJson.key).execute();
+    const left = await get()
+      .store.db.selectFrom('tests')
+      .select('id')
+      .where('bucket_key', '=', fromJson.key)
+      .execute();
     assert.equal(left.length, 0);
   });
 

@@ -26,7 +26,13 @@ for (const { fixture, skip } of await dialects()) {
       const lines = result.stdout.trim().split('\n');
       assert.equal(lines.length, 1);
       first = JSON.parse(lines[0]!);
-      assert.deepEqual(Object.keys(first).sort(), ['access_token', 'account_id', 'bucket_key', 'client_id', 'client_secret']);
+      assert.deepEqual(Object.keys(first).sort(), [
+        'access_token',
+        'account_id',
+        'bucket_key',
+        'client_id',
+        'client_secret',
+      ]);
       assert.match(first.bucket_key!, /^[a-z0-9]{12}$/);
       assert.ok(first.access_token!.length >= 30);
     });
@@ -39,7 +45,10 @@ for (const { fixture, skip } of await dialects()) {
       assert.equal(second.bucket_key, first.bucket_key);
       assert.notEqual(second.access_token, first.access_token);
 
-      const wrong = vigil(['bootstrap', '--email', 'ops@example.com', '--name', 'Ops', '--password', 'not the one', '--json'], env);
+      const wrong = vigil(
+        ['bootstrap', '--email', 'ops@example.com', '--name', 'Ops', '--password', 'not the one', '--json'],
+        env,
+      );
       assert.notEqual(wrong.status, 0);
       assert.equal(wrong.stdout, '');
       assert.match(wrong.stderr, /password does not match/);
@@ -70,10 +79,24 @@ for (const { fixture, skip } of await dialects()) {
           ['From the CLI'],
         );
 
-        const beside = vigil(['bootstrap', '--email', 'second@example.com', '--name', 'Second', '--password', 'another passphrase', '--json'], env);
+        const beside = vigil(
+          [
+            'bootstrap',
+            '--email',
+            'second@example.com',
+            '--name',
+            'Second',
+            '--password',
+            'another passphrase',
+            '--json',
+          ],
+          env,
+        );
         assert.equal(beside.status, 0, beside.stderr);
         const token = JSON.parse(beside.stdout).access_token;
-        const account = await fetch(`${server.url}/account`, { headers: { authorization: `Bearer ${token}` } });
+        const account = await fetch(`${server.url}/account`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         assert.equal(((await account.json()) as any).data.email, 'second@example.com');
       } finally {
         await server.stop();

@@ -18,7 +18,10 @@ describe('configuration from the environment', () => {
 
   test('PUBLIC_URL follows PORT unless set, and loses a trailing slash', () => {
     assert.equal(loadConfig({ PORT: '9000' }).publicUrl, 'http://localhost:9000');
-    assert.equal(loadConfig({ PUBLIC_URL: 'https://vigil.example.com/' }).publicUrl, 'https://vigil.example.com');
+    assert.equal(
+      loadConfig({ PUBLIC_URL: 'https://vigil.example.com/' }).publicUrl,
+      'https://vigil.example.com',
+    );
   });
 
   test('bad values are refused with the setting named', () => {
@@ -31,7 +34,11 @@ describe('configuration from the environment', () => {
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ BODY_LIMIT: '-1' }, /BODY_LIMIT/],
     ];
-    for (const [env, message] of cases) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+    for (const [env, message] of cases)
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      );
   });
 
   test('a PostgreSQL URL selects PostgreSQL', () => {

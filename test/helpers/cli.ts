@@ -28,7 +28,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `vigil serve` and resolves once /health answers. */
-export async function startServe(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startServe(
+  env: Record<string, string | undefined>,
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, [VIGIL, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },

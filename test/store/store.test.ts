@@ -17,16 +17,39 @@ for (const { fixture, skip } of await dialects()) {
       const now = 1_700_000_000;
       const teamId = newId();
       const accountId = newId();
-      await store.db.insertInto('accounts').values({ id: accountId, email: `${key}@x.test`, name: key, password_hash: 'x', created_at: now }).execute();
+      await store.db
+        .insertInto('accounts')
+        .values({ id: accountId, email: `${key}@x.test`, name: key, password_hash: 'x', created_at: now })
+        .execute();
       await store.db.insertInto('teams').values({ id: teamId, name: key, created_at: now }).execute();
       await store.db
         .insertInto('buckets')
-        .values({ key, name: key, team_id: teamId, created_by: accountId, is_default: 0, verify_ssl: 1, trigger_id: newId(), signing_secret: 's', created_at: now })
+        .values({
+          key,
+          name: key,
+          team_id: teamId,
+          created_by: accountId,
+          is_default: 0,
+          verify_ssl: 1,
+          trigger_id: newId(),
+          signing_secret: 's',
+          created_at: now,
+        })
         .execute();
       const testId = newId();
       await store.db
         .insertInto('tests')
-        .values({ id: testId, bucket_key: key, name: 't', description: null, created_by: accountId, created_at: now, updated_at: now + 0.123456, default_environment_id: 'e', trigger_id: newId() })
+        .values({
+          id: testId,
+          bucket_key: key,
+          name: 't',
+          description: null,
+          created_by: accountId,
+          created_at: now,
+          updated_at: now + 0.123456,
+          default_environment_id: 'e',
+          trigger_id: newId(),
+        })
         .execute();
       return { testId, now };
     }
@@ -37,7 +60,11 @@ for (const { fixture, skip } of await dialects()) {
 
     test('integers and float seconds come back as numbers on every dialect', async () => {
       const { testId, now } = await seedBucket('numbers00001');
-      const row = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('tests')
+        .selectAll()
+        .where('id', '=', testId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.created_at, now);
       assert.equal(row.updated_at, now + 0.123456);
     });
@@ -47,22 +74,55 @@ for (const { fixture, skip } of await dialects()) {
       await assert.rejects(
         store.transaction(async (trx) => {
           await trx.updateTable('tests').set({ name: 'changed' }).where('id', '=', testId).execute();
-          await trx.insertInto('steps').values({ id: newId(), test_id: testId, parent_id: null, position: 0, step_type: 'pause', body: '{}' }).execute();
+          await trx
+            .insertInto('steps')
+            .values({
+              id: newId(),
+              test_id: testId,
+              parent_id: null,
+              position: 0,
+              step_type: 'pause',
+              body: '{}',
+            })
+            .execute();
           throw new Error('abort');
         }),
         /abort/,
       );
-      const row = await store.db.selectFrom('tests').select('name').where('id', '=', testId).executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('tests')
+        .select('name')
+        .where('id', '=', testId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.name, 't');
-      assert.equal((await store.db.selectFrom('steps').select('id').where('test_id', '=', testId).execute()).length, 0);
+      assert.equal(
+        (await store.db.selectFrom('steps').select('id').where('test_id', '=', testId).execute()).length,
+        0,
+      );
     });
 
     test('deleting a bucket cascades to its tests and their steps', async () => {
       const { testId } = await seedBucket('cascade00001');
-      await store.db.insertInto('steps').values({ id: newId(), test_id: testId, parent_id: null, position: 0, step_type: 'pause', body: '{}' }).execute();
+      await store.db
+        .insertInto('steps')
+        .values({
+          id: newId(),
+          test_id: testId,
+          parent_id: null,
+          position: 0,
+          step_type: 'pause',
+          body: '{}',
+        })
+        .execute();
       await store.db.deleteFrom('buckets').where('key', '=', 'cascade00001').execute();
-      assert.equal((await store.db.selectFrom('tests').select('id').where('id', '=', testId).execute()).length, 0);
-      assert.equal((await store.db.selectFrom('steps').select('id').where('test_id', '=', testId).execute()).length, 0);
+      assert.equal(
+        (await store.db.selectFrom('tests').select('id').where('id', '=', testId).execute()).length,
+        0,
+      );
+      assert.equal(
+        (await store.db.selectFrom('steps').select('id').where('test_id', '=', testId).execute()).length,
+        0,
+      );
     });
 
     test('ping answers true while the store is open', async () => {

@@ -2,19 +2,25 @@ import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.js';
 
-/** Finds the JSON pointer of the first string holding a NUL character, which the stores cannot keep. */
-function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '/' : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = findNul(item, `${path}/${i}`);
-      if (found) return found;
-    }
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) return `${path}/${key.replaceAll('\u0000', '\\u0000')}`;
-      const found = findNul(item, `${path}/${key}`);
-      if (found) return found;
+/**
+ * Finds the JSON pointer of the first string (or key) holding a NUL character, which the stores cannot
+ * keep. Iterative, so hostile nesting depth cannot exhaust the stack.
+ */
+function findNul(root: unknown): string | undefined {
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path || '/';
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`]);
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        if (key.includes('\u0000')) return `${path}/${key.replaceAll('\u0000', '\\u0000')}`;
+        stack.push([item, `${path}/${key}`]);
+      }
     }
   }
   return undefined;
@@ -39,7 +45,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       );
     }
     if (text.includes('\\u0000')) {
-      const field = findNul(parsed, '');
+      const field = findNul(parsed);
       if (field)
         return done(
           new AppError(

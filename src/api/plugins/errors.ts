@@ -2,7 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, type ErrorCode } from '../../domain/errors.js';
 
+/** Shared by Fastify's router and the one that tells 405 from 404, so both match the same paths. */
+export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 200 } as const;
+
 const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_BAD_URL: 'validation_failed',
+  // No id is that long, so a parameter over the limit names nothing that exists.
+  FST_ERR_MAX_PARAM_LENGTH: 'not_found',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
@@ -38,6 +44,11 @@ export function errorBody(error: AppError, moreInfo: string) {
   };
 }
 
+export function sendError(reply: FastifyReply, error: AppError, moreInfo: string): FastifyReply {
+  if (error.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, moreInfo));
+}
+
 /** Maps anything thrown into our catalog: client errors keep their meaning, the rest become a logged 500. */
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
@@ -50,6 +61,9 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (code === 'unsupported_media_type') {
     return new AppError(code, 'A JSON body needs the header Content-Type: application/json');
   }
+  if (code === 'not_found') return new AppError(code, 'No resource at this path');
+  if (fastifyError.code === 'FST_ERR_BAD_URL')
+    return new AppError(code!, 'The URL is not valid: it has a malformed percent-escape');
   if (code) return new AppError(code, fastifyError.message);
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
@@ -63,7 +77,7 @@ export function toAppError(error: FastifyError | Error): AppError {
  * routes (404) and known paths with another method (405, with Allow).
  */
 export function registerErrorHandling(app: FastifyInstance, moreInfo: string): void {
-  const router = findMyWay();
+  const router = findMyWay(ROUTER_OPTIONS);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
@@ -75,8 +89,7 @@ export function registerErrorHandling(app: FastifyInstance, moreInfo: string): v
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    if (appError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
-    reply.code(appError.status).type('application/json; charset=utf-8').send(errorBody(appError, moreInfo));
+    sendError(reply, appError, moreInfo);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -92,6 +105,6 @@ export function registerErrorHandling(app: FastifyInstance, moreInfo: string): v
           )
         : new AppError('not_found', `No resource at ${path}`);
     if (allowed.length > 0) reply.header('Allow', allowed.join(', '));
-    reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, moreInfo));
+    sendError(reply, error, moreInfo);
   });
 }
