@@ -218,6 +218,17 @@ function checkBuild(): void {
 // ---------------------------------------------------------------------------------------------
 // Talking to the servers
 
+/** The node arguments of package.json's `start` script, so the benchmark runs what `npm start` runs. */
+function npmStartArgs(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = pkg.scripts.start.split(/\s+/);
+  if (command !== 'node')
+    throw new Error(`npm start runs "${command}", not node; the benchmark cannot follow it`);
+  return args;
+}
+
 interface Bootstrap {
   access_token: string;
   bucket_key: string;
@@ -713,10 +724,11 @@ async function main(): Promise<number> {
   const vigilUrl = `http://127.0.0.1:${vigilPort}`;
   const publicUrl = `http://localhost:${vigilPort}`;
 
-  log(`starting Vigil (node bin/vigil.js serve) on ${vigilUrl}…`);
+  const startArgs = npmStartArgs();
+  log(`starting Vigil as npm start does (node ${startArgs.join(' ')}) on ${vigilUrl}…`);
   const vigilChild = startChild(
     'Vigil',
-    [...VIGIL_NODE_ARGS, 'bin/vigil.js', 'serve'],
+    [...VIGIL_NODE_ARGS, ...startArgs],
     childEnv({
       DATA_DIR: dataDir,
       PORT: String(vigilPort),

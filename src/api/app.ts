@@ -1,10 +1,12 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ValidateFunction } from 'ajv';
+import fastJson from 'fast-json-stringify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
-import { createBodyAjv, createParamsAjv, toValidationError } from '../services/validation.js';
+import { compileBodySchema, createParamsAjv, toValidationError } from '../services/validation.js';
 import { accountRoutes } from './account/routes.js';
 import { bucketRoutes } from './buckets/routes.js';
 import type { ApiContext } from './context.js';
@@ -37,11 +39,16 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
     frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error), moreInfo),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Bodies are validated strictly (no coercion, discriminated step types); query and path parameters coerce.
-  const bodyAjv = createBodyAjv();
+  // Bodies are validated strictly (no coercion, discriminated step types); query and path parameters
+  // coerce. A schema object shared by several routes is compiled once.
   const paramsAjv = createParamsAjv();
+  const compiled = new WeakMap<object, ValidateFunction>();
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? bodyAjv : paramsAjv).compile(schema);
+    let validate = httpPart === 'body' ? undefined : compiled.get(schema);
+    if (!validate) {
+      validate = httpPart === 'body' ? compileBodySchema(schema) : paramsAjv.compile(schema);
+      compiled.set(schema, validate);
+    }
     const prefix = httpPart === 'querystring' ? '?' : httpPart === 'params' ? ':' : '';
     // A route whose body may be left out marks its body schema `x-optional-body`.
     const optional = httpPart === 'body' && (schema as Record<string, unknown>)['x-optional-body'] === true;
@@ -69,6 +76,17 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
       }
       return { value: data };
     };
+  });
+
+  // Responses are serialised from their schemas; routes that answer alike share one serialiser.
+  const serializers = new WeakMap<object, (data: unknown) => string>();
+  app.setSerializerCompiler(({ schema }) => {
+    let serialize = serializers.get(schema);
+    if (!serialize) {
+      serialize = fastJson(schema as never, { schema: { [ErrorEnvelope.$id!]: ErrorEnvelope as never } });
+      serializers.set(schema, serialize);
+    }
+    return serialize;
   });
 
   registerErrorHandling(app, moreInfo);

@@ -143,9 +143,17 @@ export class TestService {
     return { test, steps, environments, schedules };
   }
 
+  /** The detail of a test: membership and the test in one query, then its parts. */
   async get(principal: Principal, bucketKey: string, testId: string): Promise<TestAggregate> {
-    const { test } = await this.requireTest(principal, bucketKey, testId);
-    return this.load(this.deps.store.db, test);
+    const { db } = this.deps.store;
+    const test = isUuid(testId)
+      ? await testsRepo.getForAccount(db, bucketKey, testId, principal.accountId)
+      : undefined;
+    if (!test) {
+      await this.deps.buckets.require(principal, bucketKey);
+      throw notFound(`Test ${testId}`);
+    }
+    return this.load(db, test);
   }
 
   /**

@@ -100,14 +100,20 @@ export function toValidationError(errors: readonly ErrorObject[] | null | undefi
 }
 
 const bodyAjv = createBodyAjv();
-const compiled = new WeakMap<TSchema, ValidateFunction>();
+const compiled = new WeakMap<object, ValidateFunction>();
 
-/** Validates a value against a TypeBox schema; throws a 400 naming the field on failure. */
-export function assertValid<T>(schema: TSchema, value: unknown, prefix = ''): asserts value is T {
+/** The validator of a body schema, compiled once per schema object for the whole process. */
+export function compileBodySchema(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = bodyAjv.compile(schema);
     compiled.set(schema, validate);
   }
+  return validate;
+}
+
+/** Validates a value against a TypeBox schema; throws a 400 naming the field on failure. */
+export function assertValid<T>(schema: TSchema, value: unknown, prefix = ''): asserts value is T {
+  const validate = compileBodySchema(schema);
   if (!validate(value)) throw toValidationError(validate.errors, prefix);
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { SIGNATURE_TYPES } from '../../domain/auth.js';
 import { EnvironmentInput, EnvironmentPatch, NOTIFY_ON } from '../../domain/environments.js';
 import { StringEnum } from '../../domain/schema.js';
+import { Nullable } from '../shared/envelope.js';
 
 export { EnvironmentInput, EnvironmentPatch };
 
@@ -23,13 +24,13 @@ export const AuthOut = Type.Object(
 export const EnvironmentOut = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
-  test_id: Type.Union([Type.String(), Type.Null()]),
-  parent_environment_id: Type.Union([Type.String(), Type.Null()]),
+  test_id: Nullable(Type.String()),
+  parent_environment_id: Nullable(Type.String()),
   auth: AuthOut,
   emails: Type.Object({
     notify_all: Type.Boolean(),
     notify_on: StringEnum(NOTIFY_ON),
-    notify_threshold: Type.Union([Type.Integer(), Type.Null()]),
+    notify_threshold: Nullable(Type.Integer()),
     recipients: Type.Array(Type.Object({ email: Type.String(), name: Type.String(), id: Type.String() })),
   }),
   initial_variables: Type.Record(Type.String(), Type.String()),
@@ -44,7 +45,7 @@ export const EnvironmentOut = Type.Object({
   script: Type.String(),
   verify_ssl: Type.Boolean(),
   client_certificate: Type.String(),
-  webhooks: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  webhooks: Nullable(Type.Array(Type.String())),
 });
 
 export const EnvironmentParams = Type.Object({

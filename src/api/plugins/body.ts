@@ -59,15 +59,16 @@ export function registerJsonBody(app: FastifyInstance): void {
     done(null, parsed);
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const length = request.headers['content-length'];
     const hasBody =
       (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
     if (hasBody && !request.headers['content-type']) {
-      throw new AppError(
-        'unsupported_media_type',
-        'A JSON body needs the header Content-Type: application/json',
+      done(
+        new AppError('unsupported_media_type', 'A JSON body needs the header Content-Type: application/json'),
       );
+      return;
     }
+    done();
   });
 }

@@ -1,13 +1,33 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 
-/** The success envelope of spec 2.1 around a data schema. */
+const envelopes = new WeakMap<TSchema, TSchema>();
+
+/**
+ * The success envelope of spec 2.1 around a data schema. The same data schema always gets the same
+ * envelope object, so routes that answer alike share one compiled serialiser.
+ */
 export function Envelope<T extends TSchema>(data: T) {
-  return Type.Object({
-    data,
-    meta: Type.Object({ status: Type.Literal('success') }, { additionalProperties: true }),
-    error: Type.Null(),
-  });
+  const make = () =>
+    Type.Object({
+      data,
+      meta: Type.Object({ status: Type.Literal('success') }, { additionalProperties: true }),
+      error: Type.Null(),
+    });
+  let envelope = envelopes.get(data) as ReturnType<typeof make> | undefined;
+  if (!envelope) {
+    envelope = make();
+    envelopes.set(data, envelope);
+  }
+  return envelope;
+}
+
+/**
+ * `schema` or null, as a JSON Schema type list: serialisers handle it directly, where an anyOf would
+ * make them validate the value against each branch.
+ */
+export function Nullable<T extends TSchema & { type: string }>(schema: T): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
 export const ErrorEnvelope = Type.Object(

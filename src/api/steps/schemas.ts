@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, type TLiteral, type TObject, type TUnsafe, Type } from '@sinclair/typebox';
 import { COMPARISONS, SOURCES } from '../../domain/assertions.js';
 import { StringEnum } from '../../domain/schema.js';
 import { StepInput } from '../../domain/steps.js';
@@ -10,7 +10,7 @@ const AssertionOut = Type.Object({
   source: StringEnum(SOURCES),
   property: Type.String(),
   comparison: StringEnum(COMPARISONS),
-  value: Type.Union([Type.Number(), Type.String()]),
+  value: Type.Unsafe<number | string>({ type: ['number', 'string'] }),
 });
 const VariableOut = Type.Object({
   name: Type.String(),
@@ -18,7 +18,13 @@ const VariableOut = Type.Object({
   property: Type.String(),
 });
 const StringMap = (description: string) =>
-  Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), { description });
+  Type.Record(
+    Type.String(),
+    Type.Unsafe<string | string[]>({ description: 'A string or an array of strings' }),
+    {
+      description,
+    },
+  );
 
 const RequestStepOut = Type.Object({
   id: Type.String(),
@@ -62,7 +68,28 @@ const PartnerInspectorStepOut = Type.Object({
   assertions: Type.Array(AssertionOut),
   variables: Type.Array(VariableOut),
 });
-const EmbeddedStepOut = Type.Union([RequestStepOut, PauseStepOut, SubtestStepOut, PartnerInspectorStepOut]);
+/**
+ * A choice of step schemas by `step_type`, as an if/then/else chain: the serialiser tests one constant
+ * per branch instead of validating the step against every branch as it would for anyOf.
+ */
+function byStepType<T extends TObject[]>(branches: [...T]): TUnsafe<Static<T[number]>> {
+  const chain = branches.reduceRight<Record<string, unknown> | undefined>((otherwise, branch) => {
+    if (!otherwise) return branch;
+    return {
+      if: {
+        type: 'object',
+        properties: { step_type: { const: (branch.properties.step_type as TLiteral).const } },
+        required: ['step_type'],
+      },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
+      then: branch,
+      else: otherwise,
+    };
+  }, undefined);
+  return Type.Unsafe<Static<T[number]>>(chain!);
+}
+
+const EmbeddedStepOut = byStepType([RequestStepOut, PauseStepOut, SubtestStepOut, PartnerInspectorStepOut]);
 const ConditionStepOut = Type.Object({
   id: Type.String(),
   step_type: Type.Literal('condition'),
@@ -73,7 +100,7 @@ const ConditionStepOut = Type.Object({
 });
 
 /** A step as served (spec 2.4). */
-export const StepOut = Type.Union([
+export const StepOut = byStepType([
   RequestStepOut,
   PauseStepOut,
   ConditionStepOut,

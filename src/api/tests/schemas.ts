@@ -4,10 +4,12 @@ import { IntervalSchema } from '../../domain/schedules.js';
 import { StepInput } from '../../domain/steps.js';
 import { EnvironmentOut } from '../environments/schemas.js';
 import { ScheduleOut } from '../schedules/schemas.js';
+import { Nullable } from '../shared/envelope.js';
 import { StepOut } from '../steps/schemas.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+const DescriptionOut = Nullable(Type.String());
 
 const ImportedEnvironment = Type.Composite([
   Type.Object({ id: Type.Optional(Type.String({ maxLength: 64 })) }),
@@ -64,8 +66,7 @@ export const TestsQuery = Type.Object({
 
 const CreatedBy = Type.Object({ email: Type.String(), name: Type.String(), id: Type.String() });
 
-export const LastRun = Type.Union([
-  Type.Null(),
+export const LastRun = Nullable(
   Type.Object({
     test_run_id: Type.String(),
     result: Type.String(),
@@ -74,15 +75,15 @@ export const LastRun = Type.Union([
     region: Type.String(),
     source: Type.String(),
     started_at: Type.Number(),
-    finished_at: Type.Union([Type.Number(), Type.Null()]),
+    finished_at: Nullable(Type.Number()),
   }),
-]);
+);
 
 /** A list item (spec 2.2): no environments, steps, schedules or trigger URL. */
 export const TestListItem = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
-  description: Description,
+  description: DescriptionOut,
   created_at: Type.Integer(),
   created_by: CreatedBy,
   default_environment_id: Type.String(),
@@ -92,7 +93,7 @@ export const TestListItem = Type.Object({
 export const TestDetail = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
-  description: Description,
+  description: DescriptionOut,
   created_at: Type.Integer(),
   created_by: CreatedBy,
   default_environment_id: Type.String(),
@@ -115,7 +116,7 @@ export const TestExportOut = Type.Object(
     vigil_export_version: Type.Literal(1),
     id: Type.String(),
     name: Type.String(),
-    description: Description,
+    description: DescriptionOut,
     default_environment_id: Type.String(),
     environments: Type.Array(ExportedEnvironment),
     shared_environments: Type.Array(ExportedEnvironment),

@@ -1,4 +1,5 @@
 import type { BucketRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
 export interface BucketWithTeam extends BucketRow {
@@ -18,14 +19,19 @@ function bucketsOf(db: Executor, accountId: string) {
     .select('teams.name as team_name');
 }
 
+const bucketForAccount = preparedQuery<{ key: string; accountId: string }, BucketWithTeam>(
+  ['key', 'accountId'],
+  (db, p) => bucketsOf(db, p.accountId).where('buckets.key', '=', p.key),
+);
+
 export const bucketsRepo = {
   listForAccount(db: Executor, accountId: string): Promise<BucketWithTeam[]> {
     return bucketsOf(db, accountId).orderBy('buckets.created_at').orderBy('buckets.key').execute();
   },
 
   /** The bucket, when the account belongs to its team. */
-  getForAccount(db: Executor, key: string, accountId: string): Promise<BucketWithTeam | undefined> {
-    return bucketsOf(db, accountId).where('buckets.key', '=', key).executeTakeFirst();
+  async getForAccount(db: Executor, key: string, accountId: string): Promise<BucketWithTeam | undefined> {
+    return (await bucketForAccount(db, { key, accountId }))[0];
   },
 
   findDefault(db: Executor, teamId: string): Promise<BucketRow | undefined> {

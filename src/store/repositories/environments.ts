@@ -1,15 +1,19 @@
 import type { EnvironmentRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
+
+const environmentsOfTest = preparedQuery<{ testId: string }, EnvironmentRow>(['testId'], (db, p) =>
+  db
+    .selectFrom('environments')
+    .selectAll()
+    .where('test_id', '=', p.testId)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
 
 export const environmentsRepo = {
   forTest(db: Executor, testId: string): Promise<EnvironmentRow[]> {
-    return db
-      .selectFrom('environments')
-      .selectAll()
-      .where('test_id', '=', testId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    return environmentsOfTest(db, { testId });
   },
 
   shared(db: Executor, bucketKey: string): Promise<EnvironmentRow[]> {

@@ -1,15 +1,14 @@
 import type { ScheduleRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
+
+const schedulesOfTest = preparedQuery<{ testId: string }, ScheduleRow>(['testId'], (db, p) =>
+  db.selectFrom('schedules').selectAll().where('test_id', '=', p.testId).orderBy('created_at').orderBy('id'),
+);
 
 export const schedulesRepo = {
   forTest(db: Executor, testId: string): Promise<ScheduleRow[]> {
-    return db
-      .selectFrom('schedules')
-      .selectAll()
-      .where('test_id', '=', testId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    return schedulesOfTest(db, { testId });
   },
 
   get(db: Executor, testId: string, id: string): Promise<ScheduleRow | undefined> {

@@ -1,5 +1,6 @@
 import type { EmbeddedStep, Step } from '../../domain/steps.js';
 import type { StepRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
 type StepBody = Record<string, unknown>;
@@ -44,15 +45,13 @@ export function assembleSteps(rows: readonly StepRow[]): Step[] {
   return top;
 }
 
+const stepsOfTest = preparedQuery<{ testId: string }, StepRow>(['testId'], (db, p) =>
+  db.selectFrom('steps').selectAll().where('test_id', '=', p.testId).orderBy('position'),
+);
+
 export const stepsRepo = {
   async forTest(db: Executor, testId: string): Promise<Step[]> {
-    const rows = await db
-      .selectFrom('steps')
-      .selectAll()
-      .where('test_id', '=', testId)
-      .orderBy('position')
-      .execute();
-    return assembleSteps(rows);
+    return assembleSteps(await stepsOfTest(db, { testId }));
   },
 
   /** Replaces the test's whole step list; callers run it inside the transaction of the change. */

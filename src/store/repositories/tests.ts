@@ -1,4 +1,5 @@
 import type { TestRow, TestUpdate } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
 export interface TestWithCreator extends TestRow {
@@ -20,15 +21,49 @@ function normalise<T extends { creator_name: string | null; creator_email: strin
   return { ...row, creator_name: row.creator_name ?? '', creator_email: row.creator_email ?? '' };
 }
 
-export const testsRepo = {
-  async list(db: Executor, bucketKey: string, count: number, offset: number): Promise<TestWithCreator[]> {
-    const rows = await testsWithCreator(db)
-      .where('tests.bucket_key', '=', bucketKey)
+const testsPage = preparedQuery<{ bucketKey: string; count: number; offset: number }, TestWithCreator>(
+  ['bucketKey', 'count', 'offset'],
+  (db, p) =>
+    testsWithCreator(db)
+      .where('tests.bucket_key', '=', p.bucketKey)
       .orderBy('tests.created_at')
       .orderBy('tests.id')
-      .limit(count)
-      .offset(offset)
-      .execute();
+      .limit(p.count)
+      .offset(p.offset),
+);
+
+const testForAccount = preparedQuery<{ id: string; bucketKey: string; accountId: string }, TestWithCreator>(
+  ['id', 'bucketKey', 'accountId'],
+  (db, p) =>
+    testsWithCreator(db)
+      .where('tests.id', '=', p.id)
+      .where('tests.bucket_key', '=', p.bucketKey)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('buckets')
+            .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
+            .select('buckets.key')
+            .whereRef('buckets.key', '=', 'tests.bucket_key')
+            .where('team_members.account_id', '=', p.accountId),
+        ),
+      ),
+);
+
+export const testsRepo = {
+  /** The test when it lies in `bucketKey` and the account belongs to that bucket's team: one query. */
+  async getForAccount(
+    db: Executor,
+    bucketKey: string,
+    id: string,
+    accountId: string,
+  ): Promise<TestWithCreator | undefined> {
+    const row = (await testForAccount(db, { id, bucketKey, accountId }))[0];
+    return row && normalise(row);
+  },
+
+  async list(db: Executor, bucketKey: string, count: number, offset: number): Promise<TestWithCreator[]> {
+    const rows = await testsPage(db, { bucketKey, count, offset });
     return rows.map(normalise);
   },
 

@@ -1,3 +1,4 @@
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
 export interface TokenWithAccount {
@@ -8,6 +9,22 @@ export interface TokenWithAccount {
   name: string;
   email: string;
 }
+
+const liveTokenByHash = preparedQuery<{ tokenHash: string }, TokenWithAccount>(['tokenHash'], (db, p) =>
+  db
+    .selectFrom('access_tokens')
+    .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
+    .select([
+      'access_tokens.id',
+      'access_tokens.account_id',
+      'access_tokens.scopes',
+      'access_tokens.last_used_at',
+      'accounts.name',
+      'accounts.email',
+    ])
+    .where('access_tokens.token_hash', '=', p.tokenHash)
+    .where('access_tokens.revoked_at', 'is', null),
+);
 
 export const tokensRepo = {
   async insertToken(
@@ -29,21 +46,8 @@ export const tokensRepo = {
   },
 
   /** The live (unrevoked) token with this hash, with its account's name and e-mail. */
-  findLiveByHash(db: Executor, tokenHash: string): Promise<TokenWithAccount | undefined> {
-    return db
-      .selectFrom('access_tokens')
-      .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
-      .select([
-        'access_tokens.id',
-        'access_tokens.account_id',
-        'access_tokens.scopes',
-        'access_tokens.last_used_at',
-        'accounts.name',
-        'accounts.email',
-      ])
-      .where('access_tokens.token_hash', '=', tokenHash)
-      .where('access_tokens.revoked_at', 'is', null)
-      .executeTakeFirst();
+  async findLiveByHash(db: Executor, tokenHash: string): Promise<TokenWithAccount | undefined> {
+    return (await liveTokenByHash(db, { tokenHash }))[0];
   },
 
   async touch(db: Executor, id: string, now: number): Promise<void> {
