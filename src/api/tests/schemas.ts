@@ -91,12 +91,7 @@ export const TestListItem = Type.Object({
 
 /** The detail form (spec 2.2). */
 export const TestDetail = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  description: DescriptionOut,
-  created_at: Type.Integer(),
-  created_by: CreatedBy,
-  default_environment_id: Type.String(),
+  ...TestListItem.properties,
   environments: Type.Array(EnvironmentOut),
   steps: Type.Array(StepOut),
   schedules: Type.Array(ScheduleOut),

@@ -1,3 +1,5 @@
+import type { Insertable } from 'kysely';
+import type { ClientApplicationTable } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
@@ -54,19 +56,7 @@ export const tokensRepo = {
     await db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
   },
 
-  async insertClient(
-    db: Executor,
-    client: {
-      client_id: string;
-      account_id: string;
-      name: string;
-      website_url: string;
-      callback_url: string;
-      secret_hash: string;
-      is_public: number;
-      created_at: number;
-    },
-  ): Promise<void> {
+  async insertClient(db: Executor, client: Insertable<ClientApplicationTable>): Promise<void> {
     await db.insertInto('client_applications').values(client).execute();
   },
 };
