@@ -81,7 +81,6 @@ function byStepType<T extends TObject[]>(branches: [...T]): TUnsafe<Static<T[num
         properties: { step_type: { const: (branch.properties.step_type as TLiteral).const } },
         required: ['step_type'],
       },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
       then: branch,
       else: otherwise,
     };

@@ -42,7 +42,6 @@ export const TestCreate = Type.Object({
 /** One test, or an array of up to 100 (`if`/`then`/`else`, so an error names the field of the form sent). */
 export const TestCreateBody = Type.Unsafe<Static<typeof TestCreate> | Static<typeof TestCreate>[]>({
   if: { type: 'array' },
-  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
   then: Type.Array(TestCreate, { minItems: 1, maxItems: 100 }),
   else: TestCreate,
 });

@@ -12,7 +12,7 @@ export function createPostgresDialect(connectionString: string): { dialect: Post
     types: {
       getTypeParser: (oid: number, format?: 'text' | 'binary') => {
         if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
-        // biome-ignore lint/suspicious/noExplicitAny: pg's overloads do not accept a union format
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's overloads do not accept a union format
         return pg.types.getTypeParser(oid, format as any);
       },
     },

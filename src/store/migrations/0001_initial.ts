@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations must not depend on the evolving Database type
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('accounts')
@@ -148,7 +148,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('revisions_item').on('revisions').columns(['item_id', 'timestamp']).execute();
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: see up()
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see up()
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
     'revisions',
