@@ -12,7 +12,7 @@ import { schedulesRepo } from '../store/repositories/schedules.js';
 import { stepsRepo } from '../store/repositories/steps.js';
 import { type TestWithCreator, testsRepo } from '../store/repositories/tests.js';
 import type { Executor, Store, Trx } from '../store/store.js';
-import type { BucketService } from './buckets.js';
+import { BUCKET_KEY_PATTERN, type BucketService } from './buckets.js';
 import {
   checkEnvironmentLimit,
   checkParent,
@@ -146,9 +146,11 @@ export class TestService {
   /** The detail of a test: membership and the test in one query, then its parts. */
   async get(principal: Principal, bucketKey: string, testId: string): Promise<TestAggregate> {
     const { db } = this.deps.store;
-    const test = isUuid(testId)
-      ? await testsRepo.getForAccount(db, bucketKey, testId, principal.accountId)
-      : undefined;
+    // Ids of the wrong form name nothing; they never reach the store (PostgreSQL refuses NUL in text).
+    const test =
+      BUCKET_KEY_PATTERN.test(bucketKey) && isUuid(testId)
+        ? await testsRepo.getForAccount(db, bucketKey, testId, principal.accountId)
+        : undefined;
     if (!test) {
       await this.deps.buckets.require(principal, bucketKey);
       throw notFound(`Test ${testId}`);
