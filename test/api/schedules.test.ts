@@ -14,28 +14,8 @@ await describeApi('schedules API', (get) => {
   const sharedEnvs = (key = bucket()) => `/buckets/${key}/environments`;
   const newTest = (name = 'Scheduled test', key = bucket()) => get().data('POST', tests(key), { name });
 
-  /** Asserts the error envelope and answers its error object. */
-  const expectError = async (
-    request: Parameters<ReturnType<typeof get>['call']>[0],
-    status: number,
-    code: string,
-    field?: string,
-  ) => {
-    const response = await get().call(request);
-    assert.equal(response.statusCode, status, `${request.method} ${request.url}: ${response.body}`);
-    const body = response.json();
-    assert.equal(body.data, null);
-    assert.deepEqual(body.meta, { status: 'error' });
-    assert.equal(body.error.status, status);
-    assert.equal(body.error.code, code);
-    assert.equal(typeof body.error.message, 'string');
-    assert.equal(typeof body.error.more_info, 'string');
-    if (field !== undefined) {
-      assert.equal(body.error.field, field, body.error.message);
-      assert.ok(body.error.message.includes(field), `message names ${field}: ${body.error.message}`);
-    }
-    return body.error;
-  };
+  const expectError = (...args: Parameters<ReturnType<typeof get>['expectError']>) =>
+    get().expectError(...args);
 
   const scheduleRows = (testId: string) =>
     get().store.db.selectFrom('schedules').selectAll().where('test_id', '=', testId).execute();

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
@@ -33,6 +34,13 @@ export interface ApiHarness {
   data<T = any>(method: InjectOptions['method'], url: string, body?: unknown, expected?: number): Promise<T>;
   /** Mints a token with only these scopes for alice. */
   tokenWith(scopes: string[]): Promise<string>;
+  /** Sends the request, asserts the error envelope with this status, code and field, and answers its error. */
+  expectError(
+    request: Parameters<ApiHarness['call']>[0],
+    status: number,
+    code: string,
+    field?: string,
+  ): Promise<{ status: number; code: string; message: string; more_info: string; field?: string }>;
 }
 
 export const PUBLIC_URL = 'http://vigil.test';
@@ -86,8 +94,26 @@ async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(
     return token;
   };
 
+  const expectError: ApiHarness['expectError'] = async (request, status, code, field) => {
+    const response = await call(request);
+    assert.equal(response.statusCode, status, `${request.method} ${request.url}: ${response.body}`);
+    const body = response.json();
+    assert.equal(body.data, null);
+    assert.deepEqual(body.meta, { status: 'error' });
+    assert.equal(body.error.status, status);
+    assert.equal(body.error.code, code);
+    assert.equal(typeof body.error.message, 'string');
+    assert.equal(typeof body.error.more_info, 'string');
+    if (field !== undefined) {
+      assert.equal(body.error.field, field, body.error.message);
+      assert.ok(body.error.message.includes(field), `message names ${field}: ${body.error.message}`);
+    }
+    return body.error;
+  };
+
   return {
     dialect: fixture.name,
+    expectError,
     app: server.app,
     store: db.store,
     server,
