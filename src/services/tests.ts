@@ -9,7 +9,7 @@ import type { BucketWithTeam } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
 import { revisionsRepo } from '../store/repositories/revisions.js';
 import { schedulesRepo } from '../store/repositories/schedules.js';
-import { stepsRepo } from '../store/repositories/steps.js';
+import { assembleSteps, stepsRepo } from '../store/repositories/steps.js';
 import { type TestWithCreator, testsRepo } from '../store/repositories/tests.js';
 import type { Executor, Store, Trx } from '../store/store.js';
 import { BUCKET_KEY_PATTERN, type BucketService } from './buckets.js';
@@ -143,19 +143,24 @@ export class TestService {
     return { test, steps, environments, schedules };
   }
 
-  /** The detail of a test: membership and the test in one query, then its parts. */
+  /** The detail of a test: membership, the test and its parts in one query. */
   async get(principal: Principal, bucketKey: string, testId: string): Promise<TestAggregate> {
     const { db } = this.deps.store;
     // Ids of the wrong form name nothing; they never reach the store (PostgreSQL refuses NUL in text).
-    const test =
+    const detail =
       BUCKET_KEY_PATTERN.test(bucketKey) && isUuid(testId)
-        ? await testsRepo.getForAccount(db, bucketKey, testId, principal.accountId)
+        ? await testsRepo.detailForAccount(db, bucketKey, testId, principal.accountId)
         : undefined;
-    if (!test) {
+    if (!detail) {
       await this.deps.buckets.require(principal, bucketKey);
       throw notFound(`Test ${testId}`);
     }
-    return this.load(db, test);
+    return {
+      test: detail.test,
+      steps: assembleSteps(detail.steps),
+      environments: detail.environments,
+      schedules: detail.schedules,
+    };
   }
 
   /**

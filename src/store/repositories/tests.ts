@@ -1,4 +1,7 @@
-import type { TestRow, TestUpdate } from '../database.js';
+import { PostgresAdapter } from 'kysely';
+import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import type { EnvironmentRow, ScheduleRow, StepRow, TestRow, TestUpdate } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
@@ -32,10 +35,73 @@ const testsPage = preparedQuery<{ bucketKey: string; count: number; offset: numb
       .offset(p.offset),
 );
 
-const testForAccount = preparedQuery<{ id: string; bucketKey: string; accountId: string }, TestWithCreator>(
+export interface TestDetailRows {
+  test: TestWithCreator;
+  steps: StepRow[];
+  environments: EnvironmentRow[];
+  schedules: ScheduleRow[];
+}
+
+type DetailRow = TestWithCreator & { steps: unknown; environments: unknown; schedules: unknown };
+
+/**
+ * The test with its steps, environments and schedules in one round trip: each part as a JSON array
+ * (json_group_array on SQLite, json_agg on PostgreSQL), ordered as the separate reads order them.
+ */
+const testDetailForAccount = preparedQuery<{ id: string; bucketKey: string; accountId: string }, DetailRow>(
   ['id', 'bucketKey', 'accountId'],
-  (db, p) =>
-    testsWithCreator(db)
+  (db, p) => {
+    const jsonArrayFrom =
+      db.getExecutor().adapter instanceof PostgresAdapter ? postgresJsonArrayFrom : sqliteJsonArrayFrom;
+    return testsWithCreator(db)
+      .select((eb) => [
+        jsonArrayFrom(
+          eb
+            .selectFrom('steps')
+            .select([
+              'steps.id',
+              'steps.test_id',
+              'steps.parent_id',
+              'steps.position',
+              'steps.step_type',
+              'steps.body',
+            ])
+            .whereRef('steps.test_id', '=', 'tests.id')
+            .orderBy('steps.position'),
+        ).as('steps'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('environments')
+            .select([
+              'environments.id',
+              'environments.bucket_key',
+              'environments.test_id',
+              'environments.name',
+              'environments.parent_environment_id',
+              'environments.settings',
+              'environments.created_at',
+              'environments.updated_at',
+            ])
+            .whereRef('environments.test_id', '=', 'tests.id')
+            .orderBy('environments.created_at')
+            .orderBy('environments.id'),
+        ).as('environments'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('schedules')
+            .select([
+              'schedules.id',
+              'schedules.test_id',
+              'schedules.environment_id',
+              'schedules.interval',
+              'schedules.note',
+              'schedules.created_at',
+            ])
+            .whereRef('schedules.test_id', '=', 'tests.id')
+            .orderBy('schedules.created_at')
+            .orderBy('schedules.id'),
+        ).as('schedules'),
+      ])
       .where('tests.id', '=', p.id)
       .where('tests.bucket_key', '=', p.bucketKey)
       .where((eb) =>
@@ -47,19 +113,30 @@ const testForAccount = preparedQuery<{ id: string; bucketKey: string; accountId:
             .whereRef('buckets.key', '=', 'tests.bucket_key')
             .where('team_members.account_id', '=', p.accountId),
         ),
-      ),
+      );
+  },
 );
 
+/** SQLite hands JSON aggregates back as text, PostgreSQL as parsed values. */
+const jsonRows = <T>(value: unknown): T[] => (typeof value === 'string' ? JSON.parse(value) : value) as T[];
+
 export const testsRepo = {
-  /** The test when it lies in `bucketKey` and the account belongs to that bucket's team: one query. */
-  async getForAccount(
+  /** The detail of a test in a bucket of the account's team, in one query; undefined when there is none. */
+  async detailForAccount(
     db: Executor,
     bucketKey: string,
     id: string,
     accountId: string,
-  ): Promise<TestWithCreator | undefined> {
-    const row = (await testForAccount(db, { id, bucketKey, accountId }))[0];
-    return row && normalise(row);
+  ): Promise<TestDetailRows | undefined> {
+    const row = (await testDetailForAccount(db, { id, bucketKey, accountId }))[0];
+    if (!row) return undefined;
+    const { steps, environments, schedules, ...test } = row;
+    return {
+      test: normalise(test),
+      steps: jsonRows<StepRow>(steps),
+      environments: jsonRows<EnvironmentRow>(environments),
+      schedules: jsonRows<ScheduleRow>(schedules),
+    };
   },
 
   async list(db: Executor, bucketKey: string, count: number, offset: number): Promise<TestWithCreator[]> {
