@@ -19,8 +19,6 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export const DOCS_ERRORS_URL = 'https://github.com/vigil-monitor/vigil/blob/main/docs/errors.md';
-
 export class AppError extends Error {
   readonly status: number;
   constructor(

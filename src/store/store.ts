@@ -25,10 +25,10 @@ export class Store {
 
   static open(options: StoreOptions): Store {
     if (options.databaseUrl) {
-      const { dialect } = createPostgresDialect(options.databaseUrl);
+      const dialect = createPostgresDialect(options.databaseUrl);
       return new Store(new Kysely<Database>({ dialect }), 'postgres');
     }
-    const { dialect } = createSqliteDialect({
+    const dialect = createSqliteDialect({
       dataDir: options.dataDir,
       synchronous: options.sqliteSynchronous,
     });

@@ -5,7 +5,7 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
 /** PostgreSQL through a `pg` pool; int8 and numeric come back as numbers, as they do from SQLite. */
-export function createPostgresDialect(connectionString: string): { dialect: PostgresDialect; pool: pg.Pool } {
+export function createPostgresDialect(connectionString: string): PostgresDialect {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
@@ -19,5 +19,5 @@ export function createPostgresDialect(connectionString: string): { dialect: Post
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return { dialect: new PostgresDialect({ pool }), pool };
+  return new PostgresDialect({ pool });
 }

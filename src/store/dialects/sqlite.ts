@@ -36,10 +36,7 @@ function withStatementCache(raw: SqliteDatabase.Database): KyselySqliteDatabase 
 }
 
 /** The embedded store: one better-sqlite3 connection in WAL mode with foreign keys enforced. */
-export function createSqliteDialect(options: SqliteOptions): {
-  dialect: SqliteDialect;
-  raw: SqliteDatabase.Database;
-} {
+export function createSqliteDialect(options: SqliteOptions): SqliteDialect {
   let file = ':memory:';
   if (options.dataDir !== ':memory:') {
     fs.mkdirSync(options.dataDir, { recursive: true });
@@ -50,5 +47,5 @@ export function createSqliteDialect(options: SqliteOptions): {
   raw.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  return { dialect: new SqliteDialect({ database: withStatementCache(raw) }), raw };
+  return new SqliteDialect({ database: withStatementCache(raw) });
 }
