@@ -17,6 +17,9 @@ export interface Database {
   environments: EnvironmentTable;
   schedules: ScheduleTable;
   revisions: RevisionTable;
+  test_runs: TestRunTable;
+  test_run_steps: TestRunStepTable;
+  jobs: JobTable;
 }
 
 export interface AccountTable {
@@ -138,6 +141,69 @@ export interface RevisionTable {
   snapshot: string;
 }
 
+export interface TestRunTable {
+  id: string;
+  test_id: string;
+  bucket_key: string;
+  environment_id: string;
+  environment_name: string;
+  region: string;
+  agent: string | null;
+  source: string;
+  /** queued | working | pass | fail | canceled */
+  result: string;
+  /** The run whose subtest step started this one. */
+  parent_run_id: string | null;
+  queued_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  attempts: number;
+  requests_executed: number;
+  assertions_defined: number;
+  assertions_passed: number;
+  assertions_failed: number;
+  scripts_defined: number;
+  scripts_passed: number;
+  scripts_failed: number;
+  variables_defined: number;
+  variables_passed: number;
+  variables_failed: number;
+  /** Sum of the response times of the run's requests, for metrics. */
+  response_time_ms: number | null;
+  error: string | null;
+  /** Variables given by the trigger (JSON object), the run's initial variables on top of its environment. */
+  trigger_variables: string;
+  notification_url: string | null;
+  /** The finished run's step summaries, variables and earlier attempt (JSON); null before it finishes. */
+  summary: string | null;
+}
+
+export interface TestRunStepTable {
+  run_id: string;
+  position: number;
+  step_id: string;
+  /** The full step result with the request sent and the response received (JSON). */
+  detail: string;
+}
+
+export interface JobTable {
+  id: string;
+  name: string;
+  payload: string;
+  region: string | null;
+  /** ready | active */
+  state: string;
+  run_after: number;
+  attempts: number;
+  max_attempts: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export type TestRunRow = Selectable<TestRunTable>;
+export type JobRow = Selectable<JobTable>;
 export type AccountRow = Selectable<AccountTable>;
 export type BucketRow = Selectable<BucketTable>;
 export type TestRow = Selectable<TestTable>;

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_runs.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_runs': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {
