@@ -15,10 +15,12 @@ import { publicRoutes } from './health/routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerJsonBody } from './plugins/body.js';
 import { ROUTER_OPTIONS, registerErrorHandling, sendError, toAppError } from './plugins/errors.js';
+import { runRoutes } from './runs/routes.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { ErrorEnvelope } from './shared/envelope.js';
 import { stepRoutes } from './steps/routes.js';
 import { testRoutes } from './tests/routes.js';
+import { triggerRoutes } from './triggers/routes.js';
 
 export interface AppOptions {
   bodyLimit: number;
@@ -125,6 +127,8 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(stepRoutes(ctx));
   await app.register(environmentRoutes(ctx));
   await app.register(scheduleRoutes(ctx));
+  await app.register(runRoutes(ctx));
+  await app.register(triggerRoutes(ctx));
   await app.ready();
   return app;
 }

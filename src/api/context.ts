@@ -1,6 +1,7 @@
 import type { AccountService } from '../services/accounts.js';
 import type { BucketService } from '../services/buckets.js';
 import type { EnvironmentService } from '../services/environments.js';
+import type { RunService } from '../services/runs.js';
 import type { ScheduleService } from '../services/schedules.js';
 import type { StepService } from '../services/steps.js';
 import type { TestService } from '../services/tests.js';
@@ -15,6 +16,7 @@ export interface Services {
   steps: StepService;
   environments: EnvironmentService;
   schedules: ScheduleService;
+  runs: RunService;
 }
 
 /** What the routes need: the services and the base of every URL they print. */

@@ -15,6 +15,18 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest request body the API accepts, in bytes. */
   bodyLimit: number;
+  /** Region this process's worker serves, and the region of runs whose environment names none. */
+  region: string;
+  /** Test runs one worker executes at the same time. */
+  workerConcurrency: number;
+  /** Response bytes a test step reads and keeps; beyond it the body is cut (and the cut noted). */
+  responseBodyLimit: number;
+  /** Longest a whole test run may take, in seconds. */
+  runTimeoutSeconds: number;
+  /** Newest passing and newest failing runs per test kept with full step details. */
+  resultsKeepFull: number;
+  /** Newest runs per test kept at all (older ones are deleted). */
+  resultsKeepSummary: number;
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +47,16 @@ function intSetting(
   if (value < min || value > max)
     throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+export const REGION_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+function regionSetting(env: NodeJS.ProcessEnv): string {
+  const region = env.REGION || 'local';
+  if (!REGION_PATTERN.test(region)) {
+    throw new ConfigError(`REGION must be lowercase letters, digits and dashes, got "${region}"`);
+  }
+  return region;
 }
 
 /** Reads and validates the settings of DESIGN §1 from the environment. Throws ConfigError on bad values. */
@@ -76,5 +98,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egressPolicy: egress,
     logLevel,
     bodyLimit: intSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
+    region: regionSetting(env),
+    workerConcurrency: intSetting(env, 'WORKER_CONCURRENCY', 10, 1, 1000),
+    responseBodyLimit: intSetting(env, 'RESPONSE_BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
+    runTimeoutSeconds: intSetting(env, 'RUN_TIMEOUT', 900, 1, 86_400),
+    resultsKeepFull: intSetting(env, 'RESULTS_KEEP_FULL', 100, 1, 100_000),
+    resultsKeepSummary: intSetting(env, 'RESULTS_KEEP_SUMMARY', 1000, 1, 1_000_000),
   };
 }

@@ -32,6 +32,16 @@ export class AppError extends Error {
   }
 }
 
+/** A rate limit was reached; `retryAfter` seconds until the next attempt may pass. */
+export class RateLimited extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('rate_limited', message);
+  }
+}
+
 export const notFound = (what: string) => new AppError('not_found', `${what} was not found`);
 export const invalid = (field: string, why: string) =>
   new AppError('validation_failed', `${field} ${why}`, field);

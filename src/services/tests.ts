@@ -10,7 +10,8 @@ import { environmentsRepo } from '../store/repositories/environments.js';
 import { revisionsRepo } from '../store/repositories/revisions.js';
 import { schedulesRepo } from '../store/repositories/schedules.js';
 import { assembleSteps, stepsRepo } from '../store/repositories/steps.js';
-import { type TestWithCreator, testsRepo } from '../store/repositories/tests.js';
+import { type LastRunSummary, type TestWithCreator, testsRepo } from '../store/repositories/tests.js';
+import { runsRepo } from '../store/repositories/runs.js';
 import type { Executor, Store, Trx } from '../store/store.js';
 import { BUCKET_KEY_PATTERN, type BucketService } from './buckets.js';
 import {
@@ -29,6 +30,8 @@ export interface TestAggregate {
   steps: Step[];
   environments: EnvironmentRow[];
   schedules: ScheduleRow[];
+  /** The newest finished run; filled by reads that show it (the detail). */
+  lastRun?: LastRunSummary | null;
 }
 
 /** The body of a test create: a plain `{name, description}` or a whole exported test (import). */
@@ -135,12 +138,13 @@ export class TestService {
   }
 
   async load(db: Executor, test: TestWithCreator): Promise<TestAggregate> {
-    const [steps, environments, schedules] = await Promise.all([
+    const [steps, environments, schedules, lastRun] = await Promise.all([
       stepsRepo.forTest(db, test.id),
       environmentsRepo.forTest(db, test.id),
       schedulesRepo.forTest(db, test.id),
+      runsRepo.lastFinished(db, test.id),
     ]);
-    return { test, steps, environments, schedules };
+    return { test, steps, environments, schedules, lastRun };
   }
 
   /** The detail of a test: membership, the test and its parts in one query. */
@@ -160,6 +164,7 @@ export class TestService {
       steps: assembleSteps(detail.steps),
       environments: detail.environments,
       schedules: detail.schedules,
+      lastRun: detail.lastRun,
     };
   }
 

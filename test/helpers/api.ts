@@ -123,7 +123,7 @@ async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(
     data,
     tokenWith,
     async cleanup() {
-      await server.app.close();
+      await server.stop();
       await db.cleanup();
     },
   };

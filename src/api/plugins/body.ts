@@ -34,7 +34,15 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
+    if (text.trim() === '') {
+      return done(
+        new AppError(
+          'invalid_json',
+          'The request body is empty: send a JSON value, or no body and no Content-Type header',
+        ),
+        undefined,
+      );
+    }
     let parsed: unknown;
     try {
       parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
@@ -55,6 +63,13 @@ export function registerJsonBody(app: FastifyInstance): void {
           ),
           undefined,
         );
+    }
+    // Every body the API takes is an object or an array; a bare `null` would read as no body at all.
+    if (parsed === null) {
+      return done(
+        new AppError('validation_failed', 'The request body must be a JSON object or array, not null', '/'),
+        undefined,
+      );
     }
     done(null, parsed);
   });

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, type ErrorCode } from '../../domain/errors.js';
+import { AppError, type ErrorCode, RateLimited } from '../../domain/errors.js';
 
 /** Shared by Fastify's router and the one that tells 405 from 404, so both match the same paths. */
 export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 200 } as const;
@@ -46,6 +46,8 @@ export function errorBody(error: AppError, moreInfo: string) {
 
 export function sendError(reply: FastifyReply, error: AppError, moreInfo: string): FastifyReply {
   if (error.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
+  if (error instanceof RateLimited)
+    reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, moreInfo));
 }
 

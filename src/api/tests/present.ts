@@ -39,7 +39,7 @@ export function presentTest(aggregate: TestAggregate, principal: Principal, publ
     environments: aggregate.environments.map(environmentView),
     steps: aggregate.steps,
     schedules: aggregate.schedules.map(presentSchedule),
-    last_run: null,
+    last_run: aggregate.lastRun ?? null,
     trigger_url: triggerUrl(publicUrl, aggregate.test.trigger_id),
   };
 }

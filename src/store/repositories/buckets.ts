@@ -43,6 +43,14 @@ export const bucketsRepo = {
       .executeTakeFirst();
   },
 
+  byKey(db: Executor, key: string): Promise<BucketRow | undefined> {
+    return db.selectFrom('buckets').selectAll().where('key', '=', key).executeTakeFirst();
+  },
+
+  byTriggerId(db: Executor, triggerId: string): Promise<BucketRow | undefined> {
+    return db.selectFrom('buckets').selectAll().where('trigger_id', '=', triggerId).executeTakeFirst();
+  },
+
   async insert(db: Executor, bucket: BucketRow): Promise<void> {
     await db.insertInto('buckets').values(bucket).execute();
   },

@@ -37,6 +37,10 @@ export const environmentsRepo = {
       .executeTakeFirst();
   },
 
+  byId(db: Executor, id: string): Promise<EnvironmentRow | undefined> {
+    return db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
   async insert(db: Executor, rows: EnvironmentRow[]): Promise<void> {
     if (rows.length > 0) await db.insertInto('environments').values(rows).execute();
   },

@@ -40,9 +40,27 @@ export interface TestDetailRows {
   steps: StepRow[];
   environments: EnvironmentRow[];
   schedules: ScheduleRow[];
+  lastRun: LastRunSummary | null;
 }
 
-type DetailRow = TestWithCreator & { steps: unknown; environments: unknown; schedules: unknown };
+/** The newest finished (pass or fail) run of a test, as `last_run` shows it. */
+export interface LastRunSummary {
+  test_run_id: string;
+  result: string;
+  environment_id: string;
+  environment_name: string;
+  region: string;
+  source: string;
+  started_at: number;
+  finished_at: number | null;
+}
+
+type DetailRow = TestWithCreator & {
+  steps: unknown;
+  environments: unknown;
+  schedules: unknown;
+  last_run: unknown;
+};
 
 /**
  * The test with its steps, environments and schedules in one round trip: each part as a JSON array
@@ -101,6 +119,25 @@ const testDetailForAccount = preparedQuery<{ id: string; bucketKey: string; acco
             .orderBy('schedules.created_at')
             .orderBy('schedules.id'),
         ).as('schedules'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('test_runs')
+            .select([
+              'test_runs.id as test_run_id',
+              'test_runs.result',
+              'test_runs.environment_id',
+              'test_runs.environment_name',
+              'test_runs.region',
+              'test_runs.source',
+              'test_runs.started_at',
+              'test_runs.finished_at',
+            ])
+            .whereRef('test_runs.test_id', '=', 'tests.id')
+            .where('test_runs.finished_at', 'is not', null)
+            .where('test_runs.result', 'in', ['pass', 'fail'])
+            .orderBy('test_runs.finished_at', 'desc')
+            .limit(1),
+        ).as('last_run'),
       ])
       .where('tests.id', '=', p.id)
       .where('tests.bucket_key', '=', p.bucketKey)
@@ -130,12 +167,13 @@ export const testsRepo = {
   ): Promise<TestDetailRows | undefined> {
     const row = (await testDetailForAccount(db, { id, bucketKey, accountId }))[0];
     if (!row) return undefined;
-    const { steps, environments, schedules, ...test } = row;
+    const { steps, environments, schedules, last_run, ...test } = row;
     return {
       test: normalise(test),
       steps: jsonRows<StepRow>(steps),
       environments: jsonRows<EnvironmentRow>(environments),
       schedules: jsonRows<ScheduleRow>(schedules),
+      lastRun: jsonRows<LastRunSummary>(last_run)[0] ?? null,
     };
   },
 
@@ -150,6 +188,25 @@ export const testsRepo = {
       .where('tests.bucket_key', '=', bucketKey)
       .executeTakeFirst();
     return row && normalise(row);
+  },
+
+  byTriggerId(db: Executor, triggerId: string): Promise<TestRow | undefined> {
+    return db.selectFrom('tests').selectAll().where('trigger_id', '=', triggerId).executeTakeFirst();
+  },
+
+  byId(db: Executor, id: string): Promise<TestRow | undefined> {
+    return db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  /** Every test of a bucket, oldest first (the bucket trigger runs them all). */
+  allInBucket(db: Executor, bucketKey: string): Promise<TestRow[]> {
+    return db
+      .selectFrom('tests')
+      .selectAll()
+      .where('bucket_key', '=', bucketKey)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   },
 
   async insert(db: Executor, test: TestRow): Promise<void> {

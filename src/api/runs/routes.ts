@@ -1,0 +1,165 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { ApiContext } from '../context.js';
+import { principalOf } from '../plugins/auth.js';
+import { Envelope, errorResponses, ok, TestParams } from '../shared/envelope.js';
+import { presentRun, presentStartedRuns } from './present.js';
+import {
+  ManualRunBody,
+  MetricsOut,
+  MetricsQuery,
+  ResultsQuery,
+  RunOut,
+  RunParams,
+  StepDetailOut,
+  StepResultParams,
+  TriggerOut,
+} from './schemas.js';
+
+/** Run ids are UUIDs; the pattern keeps `…/results/latest` from also naming a run. */
+const RUN_ID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+export const runRoutes =
+  (ctx: ApiContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const { runs } = ctx.services;
+    const tags = ['results'];
+    const base = '/buckets/:bucket_key/tests/:test_id';
+
+    app.post(
+      `${base}/runs`,
+      {
+        config: { scope: 'test:write' },
+        schema: {
+          tags,
+          summary: 'Run the test now (its default environment unless environment_id is given)',
+          params: TestParams,
+          body: Type.Unsafe<typeof ManualRunBody.static | undefined>({
+            ...ManualRunBody,
+            'x-optional-body': true,
+          }),
+          response: { 201: Envelope(TriggerOut), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const started = await runs.runManually(
+          principalOf(request),
+          request.params.bucket_key,
+          request.params.test_id,
+          request.body ?? {},
+        );
+        reply.code(201);
+        return ok(presentStartedRuns(started, ctx.publicUrl));
+      },
+    );
+
+    app.get(
+      `${base}/results`,
+      {
+        schema: {
+          tags,
+          summary: 'Runs of the test, newest first',
+          params: TestParams,
+          querystring: ResultsQuery,
+          response: { 200: Envelope(Type.Array(RunOut)), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const rows = await runs.list(
+          principalOf(request),
+          request.params.bucket_key,
+          request.params.test_id,
+          request.query,
+        );
+        return ok(rows.map((row) => presentRun(row, ctx.publicUrl)));
+      },
+    );
+
+    app.get(
+      `${base}/results/latest`,
+      {
+        schema: {
+          tags,
+          summary: 'The newest run of the test; null when it never ran',
+          params: TestParams,
+          response: { 200: Envelope(Type.Union([RunOut, Type.Null()])), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const row = await runs.latest(
+          principalOf(request),
+          request.params.bucket_key,
+          request.params.test_id,
+        );
+        return ok(row ? presentRun(row, ctx.publicUrl) : null);
+      },
+    );
+
+    app.get(
+      `${base}/results/:test_run_id(${RUN_ID})`,
+      {
+        schema: {
+          tags,
+          summary: 'One run with its step results',
+          params: RunParams,
+          response: { 200: Envelope(RunOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id, test_run_id } = request.params;
+        const row = await runs.get(principalOf(request), bucket_key, test_id, test_run_id);
+        return ok(presentRun(row, ctx.publicUrl));
+      },
+    );
+
+    app.delete(
+      `${base}/results/:test_run_id(${RUN_ID})`,
+      {
+        config: { scope: 'test:write' },
+        schema: {
+          tags,
+          summary: 'Cancel a queued or working run',
+          params: RunParams,
+          response: { 200: Envelope(RunOut), 409: Type.Ref('ErrorEnvelope'), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id, test_run_id } = request.params;
+        const row = await runs.cancel(principalOf(request), bucket_key, test_id, test_run_id);
+        return ok(presentRun(row, ctx.publicUrl));
+      },
+    );
+
+    app.get(
+      `${base}/results/:test_run_id(${RUN_ID})/steps/:step_id`,
+      {
+        schema: {
+          tags,
+          summary: 'One step of a run with the full request sent and response received',
+          params: StepResultParams,
+          response: { 200: Envelope(StepDetailOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id, test_run_id, step_id } = request.params;
+        return ok(await runs.step(principalOf(request), bucket_key, test_id, test_run_id, step_id));
+      },
+    );
+
+    app.get(
+      `${base}/metrics`,
+      {
+        schema: {
+          tags,
+          summary: 'Response-time percentiles and success ratio over a timeframe',
+          params: TestParams,
+          querystring: MetricsQuery,
+          response: { 200: Envelope(MetricsOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id } = request.params;
+        return ok(await runs.metrics(principalOf(request), bucket_key, test_id, request.query));
+      },
+    );
+  };

@@ -1,0 +1,207 @@
+import type { TestRunRow, TestRunStepTable } from '../database.js';
+import { preparedQuery } from '../prepared.js';
+import type { Executor } from '../store.js';
+import type { LastRunSummary } from './tests.js';
+
+const lastFinishedOfTest = preparedQuery<{ testId: string }, LastRunSummary>(['testId'], (db, p) =>
+  db
+    .selectFrom('test_runs')
+    .select([
+      'id as test_run_id',
+      'result',
+      'environment_id',
+      'environment_name',
+      'region',
+      'source',
+      'started_at',
+      'finished_at',
+    ])
+    .where('test_id', '=', p.testId)
+    .where('finished_at', 'is not', null)
+    .where('result', 'in', ['pass', 'fail'])
+    .orderBy('finished_at', 'desc')
+    .limit(1),
+);
+
+const runById = preparedQuery<{ id: string }, TestRunRow>(['id'], (db, p) =>
+  db.selectFrom('test_runs').selectAll().where('id', '=', p.id),
+);
+
+export type RunFinish = Pick<
+  TestRunRow,
+  | 'result'
+  | 'finished_at'
+  | 'started_at'
+  | 'attempts'
+  | 'requests_executed'
+  | 'assertions_defined'
+  | 'assertions_passed'
+  | 'assertions_failed'
+  | 'scripts_defined'
+  | 'scripts_passed'
+  | 'scripts_failed'
+  | 'variables_defined'
+  | 'variables_passed'
+  | 'variables_failed'
+  | 'response_time_ms'
+  | 'error'
+  | 'summary'
+>;
+
+export const runsRepo = {
+  async lastFinished(db: Executor, testId: string): Promise<LastRunSummary | null> {
+    return (await lastFinishedOfTest(db, { testId }))[0] ?? null;
+  },
+
+  async insert(db: Executor, rows: TestRunRow[]): Promise<void> {
+    if (rows.length > 0) await db.insertInto('test_runs').values(rows).execute();
+  },
+
+  async byId(db: Executor, id: string): Promise<TestRunRow | undefined> {
+    return (await runById(db, { id }))[0];
+  },
+
+  async ofTest(db: Executor, testId: string, id: string): Promise<TestRunRow | undefined> {
+    return db
+      .selectFrom('test_runs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('test_id', '=', testId)
+      .executeTakeFirst();
+  },
+
+  /** Newest first by queue time, within an optional `(since, before)` window of float seconds. */
+  async list(
+    db: Executor,
+    testId: string,
+    page: { count: number; since?: number | undefined; before?: number | undefined },
+  ): Promise<TestRunRow[]> {
+    let query = db.selectFrom('test_runs').selectAll().where('test_id', '=', testId);
+    if (page.since !== undefined) query = query.where('queued_at', '>', page.since);
+    if (page.before !== undefined) query = query.where('queued_at', '<', page.before);
+    return query.orderBy('queued_at', 'desc').orderBy('id', 'desc').limit(page.count).execute();
+  },
+
+  /** queued → working; false when the run is not queued any more (canceled meanwhile). */
+  async start(db: Executor, id: string, startedAt: number, agent: string | null): Promise<boolean> {
+    const result = await db
+      .updateTable('test_runs')
+      .set({ result: 'working', started_at: startedAt, agent })
+      .where('id', '=', id)
+      .where('result', 'in', ['queued', 'working'])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** working → its outcome; false when the run was canceled meanwhile (the cancel stands). */
+  async finish(db: Executor, id: string, finish: RunFinish): Promise<boolean> {
+    const result = await db
+      .updateTable('test_runs')
+      .set(finish)
+      .where('id', '=', id)
+      .where('result', 'in', ['queued', 'working'])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  async cancel(db: Executor, id: string, finishedAt: number, reason: string): Promise<boolean> {
+    const result = await db
+      .updateTable('test_runs')
+      .set({ result: 'canceled', finished_at: finishedAt, error: reason })
+      .where('id', '=', id)
+      .where('result', 'in', ['queued', 'working'])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  async insertSteps(db: Executor, rows: TestRunStepTable[]): Promise<void> {
+    // Many steps with large bodies: insert in chunks to stay under parameter limits.
+    for (let i = 0; i < rows.length; i += 100) {
+      await db
+        .insertInto('test_run_steps')
+        .values(rows.slice(i, i + 100))
+        .execute();
+    }
+  },
+
+  /** The last result of a step in a run (the retry's, when the run was retried). */
+  async stepDetail(db: Executor, runId: string, stepId: string): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('test_run_steps')
+      .select('detail')
+      .where('run_id', '=', runId)
+      .where('step_id', '=', stepId)
+      .orderBy('position', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.detail;
+  },
+
+  /** Finished pass/fail runs of a test in a window, oldest first, for metrics. */
+  async finishedBetween(
+    db: Executor,
+    testId: string,
+    from: number,
+    to: number,
+    filter: { region?: string | undefined; environmentId?: string | undefined },
+  ): Promise<Pick<TestRunRow, 'finished_at' | 'result' | 'response_time_ms'>[]> {
+    let query = db
+      .selectFrom('test_runs')
+      .select(['finished_at', 'result', 'response_time_ms'])
+      .where('test_id', '=', testId)
+      .where('finished_at', '>=', from)
+      .where('finished_at', '<', to)
+      .where('result', 'in', ['pass', 'fail']);
+    if (filter.region) query = query.where('region', '=', filter.region);
+    if (filter.environmentId) query = query.where('environment_id', '=', filter.environmentId);
+    return query.orderBy('finished_at').execute();
+  },
+
+  /**
+   * Retention: the newest `keepFull` passing and `keepFull` failing runs keep their step details;
+   * older runs keep only their summary; beyond the newest `keepSummary` finished runs, runs go.
+   */
+  async applyRetention(db: Executor, testId: string, keepFull: number, keepSummary: number): Promise<void> {
+    for (const result of ['pass', 'fail'] as const) {
+      const cutoff = await db
+        .selectFrom('test_runs')
+        .select('finished_at')
+        .where('test_id', '=', testId)
+        .where('result', '=', result)
+        .where('finished_at', 'is not', null)
+        .orderBy('finished_at', 'desc')
+        .offset(keepFull)
+        .limit(1)
+        .executeTakeFirst();
+      if (cutoff?.finished_at == null) continue;
+      await db
+        .deleteFrom('test_run_steps')
+        .where('run_id', 'in', (eb) =>
+          eb
+            .selectFrom('test_runs')
+            .select('id')
+            .where('test_id', '=', testId)
+            .where('result', '=', result)
+            .where('finished_at', '<=', cutoff.finished_at),
+        )
+        .execute();
+    }
+    const oldest = await db
+      .selectFrom('test_runs')
+      .select('finished_at')
+      .where('test_id', '=', testId)
+      .where('finished_at', 'is not', null)
+      .orderBy('finished_at', 'desc')
+      .offset(keepSummary)
+      .limit(1)
+      .executeTakeFirst();
+    if (oldest?.finished_at != null) {
+      await db
+        .deleteFrom('test_runs')
+        .where('test_id', '=', testId)
+        .where('finished_at', '<=', oldest.finished_at)
+        .where('result', 'in', ['pass', 'fail', 'canceled'])
+        .execute();
+    }
+  },
+};
