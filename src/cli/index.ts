@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/config.js';
 import { bootstrap } from './bootstrap.js';
 import { migrate } from './migrate.js';
+import { run } from './run.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: vigil <command> [options]
@@ -10,6 +11,7 @@ Commands:
   bootstrap --email E --name N --password P [--json]
                         create the first account, its bucket and a personal token
   migrate               bring the store's schema up to date
+  run [options] FILE…   run exported test files here, without a server (vigil run --help)
 
 Settings come from the environment: PORT, HOST, DATA_DIR, PUBLIC_URL, DATABASE_URL, SMTP_URL,
 EGRESS_POLICY, LOG_LEVEL, BODY_LIMIT (see docs/configuration.md).
@@ -39,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
       return bootstrap(config, rest);
     case 'migrate':
       return migrate(config);
+    case 'run':
+      return run(rest, config.egressPolicy);
     default:
       process.stderr.write(`vigil: unknown command "${command}"\n\n${USAGE}`);
       return 2;

@@ -1,0 +1,532 @@
+/**
+ * `vigil run FILE…`: runs exported tests with the test engine, locally, without a server or a store
+ * (DESIGN §4). Files are validated as a whole before anything runs; reporters follow the engine's
+ * events. Exit code 0 when every run passed, 1 when one failed, 2 for usage and file errors.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Static, Type } from '@sinclair/typebox';
+import { VARIABLE_NAME_PATTERN } from '../domain/assertions.js';
+import {
+  EnvironmentInput,
+  EnvironmentPatch,
+  normalizeSettings,
+  resolveSettings,
+  type StoredSettings,
+} from '../domain/environments.js';
+import { AppError } from '../domain/errors.js';
+import { normalizeStep, type Step, StepInput } from '../domain/steps.js';
+import { createEngine, type RunDefinition, type RunEvents, type SubtestPort } from '../runner/engine.js';
+import type { EgressPolicy } from '../runner/http/egress.js';
+import { LazyScriptSandbox } from '../runner/lazy-sandbox.js';
+import { assertValid } from '../services/validation.js';
+import { createCliReporter } from './reporters/cli.js';
+import { createJsonReporter } from './reporters/json.js';
+import { createJunitReporter } from './reporters/junit.js';
+import { type Reporter, type ReporterName, REPORTERS, type TestRun } from './reporters/reporter.js';
+
+export const RUN_USAGE = `Usage: vigil run [options] FILE…
+
+Runs exported tests (the JSON of GET …/tests/<id>/export, or a JSON array of them) one after the
+other, here, without a server. Subtest steps run the test of that id among the FILEs given.
+
+Options:
+  --env FILE                an environment JSON object (initial_variables, stop_on_failure,
+                            verify_ssl, …) laid over the test's environment, which it inherits from
+  --environment NAME_OR_ID  the environment of the file to use (default: the test's default one)
+  --var NAME=VALUE          a variable over the environment's (repeatable)
+  --reporter cli|json|junit report format (default cli)
+  --output FILE             write the json or junit report to FILE instead of stdout
+                            (progress is then printed on stdout)
+  --timeout SECONDS         time limit of each request (default 60)
+  --bail                    stop after the first test that fails
+  -h, --help                this help
+
+Exit code: 0 when every test passed, 1 when one failed, 2 for usage or file errors.
+EGRESS_POLICY=public-only refuses requests to loopback, private and link-local addresses.
+`;
+
+/** Where `vigil run` reads and writes; the real process or a test's capture. */
+export interface RunIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+  /** Relative FILE paths are read from here (default: the process's working directory). */
+  cwd?: string;
+  /** EGRESS_POLICY and NO_COLOR are read from here (default: the process's environment). */
+  env?: Record<string, string | undefined>;
+  /** Aborting it cancels the test running and skips the rest. */
+  signal?: AbortSignal;
+}
+
+const FileEnvironment = Type.Composite([
+  Type.Object({ id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
+  EnvironmentInput,
+]);
+
+/** One test of a file: the export format; only `name` and `steps` are needed. */
+const TestFile = Type.Object({
+  vigil_export_version: Type.Optional(Type.Literal(1)),
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  default_environment_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  environments: Type.Optional(Type.Array(FileEnvironment, { maxItems: 100 })),
+  shared_environments: Type.Optional(Type.Array(FileEnvironment, { maxItems: 100 })),
+  steps: Type.Array(StepInput, { maxItems: 200 }),
+});
+type TestFile = Static<typeof TestFile>;
+
+const TestFileBody = Type.Unsafe<TestFile | TestFile[]>({
+  if: { type: 'array' },
+  then: Type.Array(TestFile, { minItems: 1, maxItems: 1000 }),
+  else: TestFile,
+});
+
+interface LoadedEnvironment {
+  id: string;
+  name: string;
+  parentId: string | null;
+  settings: StoredSettings;
+  /** JSON pointer in the file, for messages. */
+  at: string;
+}
+
+interface LoadedTest {
+  file: string;
+  at: string;
+  id: string;
+  name: string;
+  steps: Step[];
+  /** The test's own environments first, then the shared ones. */
+  environments: LoadedEnvironment[];
+  defaultEnvironmentId: string;
+}
+
+interface RunOptions {
+  files: string[];
+  envFile: string | undefined;
+  environment: string | undefined;
+  variables: Record<string, string>;
+  reporter: ReporterName;
+  output: string | undefined;
+  timeoutMs: number;
+  bail: boolean;
+}
+
+/** A usage or file error: the message is printed and the exit code is 2. */
+class RunError extends Error {}
+
+const BUCKET: RunDefinition['bucket'] = { key: 'local', name: 'local', verify_ssl: true };
+const REGION = 'local';
+
+/** `vigil run` for the real process: stdout, stderr, and Ctrl-C cancels the run in progress. */
+export async function run(argv: string[], egress?: EgressPolicy): Promise<number> {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await runCommand(argv, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: egress ? { ...process.env, EGRESS_POLICY: egress } : process.env,
+      signal: controller.signal,
+    });
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+export async function runCommand(argv: string[], io: RunIo): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  const env = io.env ?? process.env;
+  let plan: Plan | 'help';
+  try {
+    plan = await prepare(argv, cwd, env);
+  } catch (error) {
+    if (error instanceof RunError) {
+      io.stderr.write(`vigil run: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (plan === 'help') {
+    io.stdout.write(RUN_USAGE);
+    return 0;
+  }
+  const { options } = plan;
+
+  const progress =
+    options.reporter === 'cli' || options.output !== undefined
+      ? createCliReporter({
+          write: (text) => io.stdout.write(text),
+          color: io.stdout.isTTY === true && !env.NO_COLOR,
+        })
+      : null;
+  const reporters: Reporter[] = [
+    ...(progress ? [progress] : []),
+    ...(options.reporter === 'json' ? [createJsonReporter()] : []),
+    ...(options.reporter === 'junit' ? [createJunitReporter()] : []),
+  ];
+  const runs = await runAll(plan, reporters, io.signal);
+
+  const passed = runs.filter((r) => r.outcome.result === 'pass').length;
+  const totals = { passed, failed: runs.length - passed, not_run: plan.tests.length - runs.length };
+  let exitCode = totals.failed > 0 || totals.not_run > 0 ? 1 : 0;
+  for (const reporter of reporters) {
+    const document = reporter.end(runs, totals);
+    if (document === null) continue;
+    if (options.output === undefined) {
+      io.stdout.write(document);
+      continue;
+    }
+    try {
+      await fs.writeFile(path.resolve(cwd, options.output), document);
+    } catch (error) {
+      io.stderr.write(`vigil run: cannot write ${options.output}: ${reason(error)}\n`);
+      exitCode = 2;
+    }
+  }
+  return exitCode;
+}
+
+/** Everything checked before the first test runs: options, files, the environment overlay. */
+interface Plan {
+  options: RunOptions;
+  tests: LoadedTest[];
+  overlay: Overlay | null;
+  egress: EgressPolicy;
+}
+
+interface Overlay {
+  name: string | undefined;
+  settings: StoredSettings;
+}
+
+async function prepare(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Plan | 'help'> {
+  const options = parseOptions(argv);
+  if (options === 'help') return 'help';
+  const egress = egressPolicy(env.EGRESS_POLICY);
+  const tests: LoadedTest[] = [];
+  for (const file of options.files) tests.push(...(await loadTestFile(file, cwd)));
+  checkIds(tests);
+  const overlay = options.envFile === undefined ? null : await loadOverlay(options.envFile, cwd);
+  if (options.environment !== undefined) {
+    for (const test of tests) pickEnvironment(test, options.environment);
+  }
+  return { options, tests, overlay, egress };
+}
+
+/** Runs the tests one after the other; under `--bail` it stops after the first that fails. */
+async function runAll(plan: Plan, reporters: readonly Reporter[], signal?: AbortSignal): Promise<TestRun[]> {
+  const { options, tests, overlay } = plan;
+  const scripts = new LazyScriptSandbox();
+  const engine = createEngine({
+    scripts,
+    egress: plan.egress,
+    subtests: subtestPort(tests),
+    limits: { requestTimeoutMs: options.timeoutMs },
+  });
+  const events: RunEvents = {
+    runStarted: (event) => reporters.forEach((r) => r.events.runStarted?.(event)),
+    stepStarted: (event) => reporters.forEach((r) => r.events.stepStarted?.(event)),
+    stepFinished: (event) => reporters.forEach((r) => r.events.stepFinished?.(event)),
+  };
+  const runs: TestRun[] = [];
+  try {
+    for (const test of tests) {
+      if (signal?.aborted) break;
+      const chosen = pickEnvironment(test, options.environment ?? test.defaultEnvironmentId);
+      const definition = definitionOf(test, chosen, overlay, options.variables);
+      const outcome = await engine.run(definition, { signal, events });
+      const testRun: TestRun = {
+        file: test.file,
+        test_id: test.id,
+        test_name: test.name,
+        environment_name: definition.environment.name,
+        outcome,
+      };
+      runs.push(testRun);
+      reporters.forEach((r) => r.runFinished(testRun));
+      if (outcome.result !== 'pass' && options.bail) break;
+    }
+  } finally {
+    await scripts.close();
+  }
+  return runs;
+}
+
+function parseOptions(argv: string[]): RunOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        env: { type: 'string' },
+        environment: { type: 'string' },
+        var: { type: 'string', multiple: true },
+        reporter: { type: 'string' },
+        output: { type: 'string' },
+        timeout: { type: 'string' },
+        bail: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new RunError(`${reason(error)}\n\n${RUN_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new RunError(`no test file given\n\n${RUN_USAGE}`);
+
+  const reporter = values.reporter ?? 'cli';
+  if (!isReporter(reporter)) {
+    throw new RunError(`--reporter must be one of ${REPORTERS.join(', ')}, got "${reporter}"`);
+  }
+  if (values.output !== undefined && reporter === 'cli') {
+    throw new RunError('--output needs --reporter json or junit (the cli reporter prints to stdout)');
+  }
+
+  const variables: Record<string, string> = {};
+  const namePattern = new RegExp(VARIABLE_NAME_PATTERN);
+  for (const assignment of values.var ?? []) {
+    const equals = assignment.indexOf('=');
+    const name = equals < 0 ? assignment : assignment.slice(0, equals);
+    if (equals < 0 || !namePattern.test(name)) {
+      throw new RunError(
+        `--var "${assignment}" must be NAME=VALUE, NAME of letters, digits, _ . - (not starting with a digit)`,
+      );
+    }
+    variables[name] = assignment.slice(equals + 1);
+  }
+
+  let timeoutMs = 60_000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (values.timeout.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+      throw new RunError(
+        `--timeout must be a number of seconds above 0 (at most 86400), got "${values.timeout}"`,
+      );
+    }
+    timeoutMs = Math.max(1, Math.round(seconds * 1000));
+  }
+
+  return {
+    files: positionals,
+    envFile: values.env,
+    environment: values.environment,
+    variables,
+    reporter,
+    output: values.output,
+    timeoutMs,
+    bail: values.bail ?? false,
+  };
+}
+
+function isReporter(name: string): name is ReporterName {
+  return (REPORTERS as readonly string[]).includes(name);
+}
+
+function egressPolicy(value: string | undefined): EgressPolicy {
+  const policy = value || 'allow-all';
+  if (policy !== 'allow-all' && policy !== 'public-only') {
+    throw new RunError(`EGRESS_POLICY must be allow-all or public-only, got "${policy}"`);
+  }
+  return policy;
+}
+
+async function readJson(file: string, cwd: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new RunError(`${file}: cannot read the file: ${reason(error)}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new RunError(`${file}: not valid JSON: ${reason(error)}`);
+  }
+}
+
+/** Validates `value` against `schema`; the error names the file and the JSON pointer of the field. */
+function validate<T>(schema: Parameters<typeof assertValid>[0], value: unknown, file: string): T {
+  try {
+    assertValid<T>(schema, value);
+    return value as T;
+  } catch (error) {
+    if (error instanceof AppError) {
+      const message =
+        error.field === '/' ? error.message.replace(/^The request body/, 'the document') : error.message;
+      throw new RunError(`${file}: ${message}`);
+    }
+    throw error;
+  }
+}
+
+async function loadTestFile(file: string, cwd: string): Promise<LoadedTest[]> {
+  const document = await readJson(file, cwd);
+  if (typeof document !== 'object' || document === null) {
+    throw new RunError(`${file}: the document must be an exported test (a JSON object) or an array of them`);
+  }
+  const body = validate<TestFile | TestFile[]>(TestFileBody, document, file);
+  return Array.isArray(body) ? body.map((t, i) => loadTest(t, file, `/${i}`)) : [loadTest(body, file, '')];
+}
+
+function loadTest(input: TestFile, file: string, at: string): LoadedTest {
+  const environments: LoadedEnvironment[] = [
+    ...(input.environments ?? []).map((e, i) => loadEnvironment(e, `${at}/environments/${i}`)),
+    ...(input.shared_environments ?? []).map((e, i) => loadEnvironment(e, `${at}/shared_environments/${i}`)),
+  ];
+  if (environments.length === 0) {
+    environments.push({ id: randomUUID(), name: 'Test Settings', parentId: null, settings: {}, at: '' });
+  }
+  for (const environment of environments) {
+    if (environment.parentId !== null && !environments.some((e) => e.id === environment.parentId)) {
+      throw new RunError(
+        `${file}: ${environment.at}/parent_environment_id names environment ${environment.parentId}, ` +
+          'which is not in the file',
+      );
+    }
+  }
+  let defaultEnvironmentId = environments[0]!.id;
+  if (input.default_environment_id) {
+    if (!environments.some((e) => e.id === input.default_environment_id)) {
+      throw new RunError(
+        `${file}: ${at}/default_environment_id names environment ${input.default_environment_id}, ` +
+          'which is not in the file',
+      );
+    }
+    defaultEnvironmentId = input.default_environment_id;
+  }
+  return {
+    file,
+    at,
+    id: input.id ?? randomUUID(),
+    name: input.name,
+    steps: input.steps.map((step) => normalizeStep(step, (s) => s.id ?? randomUUID())),
+    environments,
+    defaultEnvironmentId,
+  };
+}
+
+function loadEnvironment(input: Static<typeof FileEnvironment>, at: string): LoadedEnvironment {
+  return {
+    id: input.id ?? randomUUID(),
+    name: input.name,
+    parentId: input.parent_environment_id ?? null,
+    settings: normalizeSettings(input),
+    at,
+  };
+}
+
+/** Subtests find tests by id, so two tests of one id would make them ambiguous. */
+function checkIds(tests: readonly LoadedTest[]): void {
+  const seen = new Map<string, LoadedTest>();
+  for (const test of tests) {
+    const first = seen.get(test.id);
+    if (first) {
+      throw new RunError(
+        `${test.file}: ${test.at}/id ${test.id} is also the id of test "${first.name}" in ${first.file}`,
+      );
+    }
+    seen.set(test.id, test);
+  }
+}
+
+async function loadOverlay(file: string, cwd: string): Promise<Overlay> {
+  const document = await readJson(file, cwd);
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new RunError(`${file}: the document must be an environment (a JSON object)`);
+  }
+  const input = validate<Static<typeof EnvironmentPatch>>(EnvironmentPatch, document, file);
+  return { name: input.name, settings: normalizeSettings(input) };
+}
+
+/** The environment of a test by id, else by name; its own environments before the shared ones. */
+function pickEnvironment(test: LoadedTest, nameOrId: string): LoadedEnvironment {
+  const found =
+    test.environments.find((e) => e.id === nameOrId) ?? test.environments.find((e) => e.name === nameOrId);
+  if (!found) {
+    const names = test.environments.map((e) => `"${e.name}"`).join(', ');
+    throw new RunError(
+      `${test.file}: test "${test.name}" has no environment "${nameOrId}" (it has ${names})`,
+    );
+  }
+  return found;
+}
+
+/** The settings chain of an environment, nearest first, following `parent_environment_id` in the file. */
+function settingsChain(test: LoadedTest, environment: LoadedEnvironment): StoredSettings[] {
+  const chain = [environment.settings];
+  const seen = new Set([environment.id]);
+  let parentId = environment.parentId;
+  while (parentId !== null && !seen.has(parentId)) {
+    seen.add(parentId);
+    const parent = test.environments.find((e) => e.id === parentId);
+    if (!parent) break;
+    chain.push(parent.settings);
+    parentId = parent.parentId;
+  }
+  return chain;
+}
+
+function definitionOf(
+  test: LoadedTest,
+  environment: LoadedEnvironment,
+  overlay: Overlay | null,
+  variables: Record<string, string>,
+): RunDefinition {
+  const chain = settingsChain(test, environment);
+  return {
+    test: { id: test.id, name: test.name, steps: test.steps },
+    environment: {
+      id: environment.id,
+      name: overlay?.name ?? environment.name,
+      settings: resolveSettings(overlay ? [overlay.settings, ...chain] : chain),
+    },
+    bucket: BUCKET,
+    region: REGION,
+    agent: null,
+    variables: { ...variables },
+  };
+}
+
+/** Subtests run the test of that id among the files given, with its own environment; nothing is recorded. */
+function subtestPort(tests: readonly LoadedTest[]): SubtestPort {
+  return {
+    async resolve(step, parent, variables) {
+      const test = tests.find((t) => t.id === step.test_uuid);
+      if (!test) {
+        return { error: `test_uuid: no test ${step.test_uuid} among the files given to vigil run` };
+      }
+      const environmentId = step.environment_uuid || test.defaultEnvironmentId;
+      const environment = test.environments.find((e) => e.id === environmentId);
+      if (!environment) {
+        return { error: `environment_uuid: no environment ${environmentId} of test ${test.name}` };
+      }
+      return {
+        test: { id: test.id, name: test.name, steps: test.steps },
+        environment: {
+          id: environment.id,
+          name: environment.name,
+          settings: resolveSettings(settingsChain(test, environment)),
+        },
+        bucket: parent.bucket,
+        region: parent.region,
+        agent: parent.agent,
+        variables,
+      };
+    },
+  };
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
