@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { newId } from '../../src/domain/ids.js';
+import type { TestRunRow } from '../../src/store/database.js';
+import { runsRepo } from '../../src/store/repositories/runs.js';
+import type { Store } from '../../src/store/store.js';
+import { dialects } from '../helpers/dialects.js';
+
+for (const { fixture, skip } of await dialects()) {
+  describe(`test runs store [${fixture.name}]`, { skip }, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await fixture.create());
+    });
+    after(async () => cleanup());
+
+    async function seedTest(): Promise<{ testId: string; bucketKey: string }> {
+      const now = 1_700_000_000;
+      const teamId = newId();
+      const accountId = newId();
+      const bucketKey = newId().replaceAll('-', '').slice(0, 12);
+      await store.db
+        .insertInto('accounts')
+        .values({
+          id: accountId,
+          email: `${bucketKey}@x.test`,
+          name: 'a',
+          password_hash: 'x',
+          created_at: now,
+        })
+        .execute();
+      await store.db.insertInto('teams').values({ id: teamId, name: 't', created_at: now }).execute();
+      await store.db
+        .insertInto('buckets')
+        .values({
+          key: bucketKey,
+          name: 'b',
+          team_id: teamId,
+          created_by: accountId,
+          is_default: 0,
+          verify_ssl: 1,
+          trigger_id: newId(),
+          signing_secret: 's',
+          created_at: now,
+        })
+        .execute();
+      const testId = newId();
+      await store.db
+        .insertInto('tests')
+        .values({
+          id: testId,
+          bucket_key: bucketKey,
+          name: 't',
+          description: null,
+          created_by: accountId,
+          created_at: now,
+          updated_at: now,
+          default_environment_id: 'e',
+          trigger_id: newId(),
+        })
+        .execute();
+      return { testId, bucketKey };
+    }
+
+    function runRow(testId: string, bucketKey: string, result: string, at: number): TestRunRow {
+      return {
+        id: newId(),
+        test_id: testId,
+        bucket_key: bucketKey,
+        environment_id: 'e',
+        environment_name: 'Default',
+        region: 'local',
+        agent: null,
+        source: 'manual',
+        result,
+        parent_run_id: null,
+        queued_at: at,
+        started_at: at,
+        finished_at: at + 0.5,
+        attempts: 1,
+        requests_executed: 1,
+        assertions_defined: 0,
+        assertions_passed: 0,
+        assertions_failed: 0,
+        scripts_defined: 0,
+        scripts_passed: 0,
+        scripts_failed: 0,
+        variables_defined: 0,
+        variables_passed: 0,
+        variables_failed: 0,
+        response_time_ms: 10,
+        error: null,
+        trigger_variables: '{}',
+        notification_url: null,
+        summary: '{}',
+      };
+    }
+
+    test('retention keeps step details of the newest passing and failing runs and drops the oldest runs', async () => {
+      const { testId, bucketKey } = await seedTest();
+      const rows: TestRunRow[] = [];
+      // Twelve runs, oldest first: pass, fail, pass, fail, …
+      for (let i = 0; i < 12; i++)
+        rows.push(runRow(testId, bucketKey, i % 2 === 0 ? 'pass' : 'fail', 1_700_000_000 + i));
+      await runsRepo.insert(store.db, rows);
+      for (const row of rows) {
+        await runsRepo.insertSteps(store.db, [{ run_id: row.id, position: 0, step_id: 's', detail: '{}' }]);
+      }
+      await runsRepo.applyRetention(store.db, testId, 2, 8);
+
+      const kept = await store.db
+        .selectFrom('test_runs')
+        .select(['id'])
+        .where('test_id', '=', testId)
+        .execute();
+      const keptIds = new Set(kept.map((r) => r.id));
+      assert.deepEqual(
+        rows.map((r) => keptIds.has(r.id)),
+        [false, false, false, false, true, true, true, true, true, true, true, true],
+        'the 8 newest runs are kept',
+      );
+      const withSteps = await store.db.selectFrom('test_run_steps').select('run_id').execute();
+      const detailed = new Set(withSteps.map((r) => r.run_id));
+      // Newest two passing (i = 10, 8) and newest two failing (i = 11, 9) keep their details.
+      assert.deepEqual(
+        rows.map((r) => detailed.has(r.id)),
+        [false, false, false, false, false, false, false, false, true, true, true, true],
+      );
+    });
+
+    test('a queued or working run is never removed by retention, and finish does not overwrite a cancel', async () => {
+      const { testId, bucketKey } = await seedTest();
+      const old = runRow(testId, bucketKey, 'queued', 1_600_000_000);
+      old.finished_at = null;
+      const finished = [1, 2, 3].map((i) => runRow(testId, bucketKey, 'pass', 1_700_000_000 + i));
+      await runsRepo.insert(store.db, [old, ...finished]);
+      await runsRepo.applyRetention(store.db, testId, 1, 1);
+      assert.ok(await runsRepo.byId(store.db, old.id), 'the queued run stays');
+      assert.equal(await runsRepo.cancel(store.db, old.id, 1_700_000_010, 'canceled by request'), true);
+      const { id: _id, ...finish } = runRow(testId, bucketKey, 'pass', 1_700_000_011);
+      assert.equal(await runsRepo.finish(store.db, old.id, finish), false);
+      assert.equal((await runsRepo.byId(store.db, old.id))?.result, 'canceled');
+      assert.equal(await runsRepo.cancel(store.db, old.id, 1_700_000_012, 'again'), false);
+    });
+  });
+}
