@@ -140,19 +140,28 @@ export interface RunOutcome extends RunCounters {
   previous_attempt?: RunOutcome | null;
 }
 
+export const ZERO_COUNTERS: Readonly<RunCounters> = Object.freeze({
+  requests_executed: 0,
+  assertions_defined: 0,
+  assertions_passed: 0,
+  assertions_failed: 0,
+  scripts_defined: 0,
+  scripts_passed: 0,
+  scripts_failed: 0,
+  variables_defined: 0,
+  variables_passed: 0,
+  variables_failed: 0,
+});
+
+/** The counters of a run, picked from anything that carries them. */
+export function countersFrom(source: RunCounters): RunCounters {
+  const counters = { ...ZERO_COUNTERS };
+  for (const key of Object.keys(ZERO_COUNTERS) as (keyof RunCounters)[]) counters[key] = source[key];
+  return counters;
+}
+
 export function countersOf(requests: readonly StepResult[]): RunCounters {
-  const counters: RunCounters = {
-    requests_executed: 0,
-    assertions_defined: 0,
-    assertions_passed: 0,
-    assertions_failed: 0,
-    scripts_defined: 0,
-    scripts_passed: 0,
-    scripts_failed: 0,
-    variables_defined: 0,
-    variables_passed: 0,
-    variables_failed: 0,
-  };
+  const counters: RunCounters = { ...ZERO_COUNTERS };
   for (const step of requests) {
     if (step.response_status_code !== null || (step.request !== null && step.step_type === 'request')) {
       counters.requests_executed++;

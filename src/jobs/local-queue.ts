@@ -19,6 +19,21 @@ function claimed(row: JobRow): ClaimedJob {
   };
 }
 
+/** Puts a leased job back in the queue, due at `runAfter`, noting why. */
+async function release(db: Executor, jobId: string, error: string, runAfter: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({
+      state: 'ready',
+      locked_by: null,
+      locked_until: null,
+      last_error: error.slice(0, 2000),
+      run_after: runAfter,
+    })
+    .where('id', '=', jobId)
+    .execute();
+}
+
 /**
  * The durable queue of the embedded mode: a `jobs` table in the service's own store (SQLite, or
  * PostgreSQL where it takes rows with `FOR UPDATE SKIP LOCKED`). Jobs survive restarts; leases let
@@ -135,17 +150,7 @@ export class LocalJobQueue implements JobQueue {
         await trx.deleteFrom('jobs').where('id', '=', jobId).execute();
         return 'dropped';
       }
-      await trx
-        .updateTable('jobs')
-        .set({
-          state: 'ready',
-          locked_by: null,
-          locked_until: null,
-          last_error: error.slice(0, 2000),
-          run_after: nowFloat() + retryAfterMs / 1000,
-        })
-        .where('id', '=', jobId)
-        .execute();
+      await release(trx, jobId, error, nowFloat() + retryAfterMs / 1000);
       return 'retrying';
     });
   }
@@ -167,16 +172,12 @@ export class LocalJobQueue implements JobQueue {
           await trx.deleteFrom('jobs').where('id', '=', row.id).execute();
           given_up.push(claimed(row));
         } else {
-          await trx
-            .updateTable('jobs')
-            .set({
-              state: 'ready',
-              locked_by: null,
-              locked_until: null,
-              last_error: `the worker ${row.locked_by ?? ''} stopped before finishing`,
-            })
-            .where('id', '=', row.id)
-            .execute();
+          await release(
+            trx,
+            row.id,
+            `the worker ${row.locked_by ?? ''} stopped before finishing`,
+            row.run_after,
+          );
         }
       }
       return given_up;

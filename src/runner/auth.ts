@@ -157,7 +157,7 @@ function appendQuery(url: string, query: string): string {
   return `${base}${separator}${query}${fragment}`;
 }
 
-function findHeader(headers: Record<string, string[]>, name: string): string | undefined {
+export function findHeader(headers: Record<string, string[]>, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [key, values] of Object.entries(headers)) {
     if (key.toLowerCase() === wanted && values.length > 0) return values.join(', ');

@@ -2,7 +2,13 @@ import { type EnvironmentSettings, resolveSettings, type StoredSettings } from '
 import { AppError, invalid, notFound, RateLimited } from '../domain/errors.js';
 import { isUuid, newId, nowFloat } from '../domain/ids.js';
 import { computeMetrics, type Metrics, TIMEFRAME_SPANS, type Timeframe } from '../domain/metrics.js';
-import type { RunOutcome, RunSource, StepResult } from '../domain/results.js';
+import {
+  countersFrom,
+  type RunOutcome,
+  type RunSource,
+  type StepResult,
+  ZERO_COUNTERS,
+} from '../domain/results.js';
 import type { SubtestStep } from '../domain/steps.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Engine, RunDefinition, SubtestPort } from '../runner/engine.js';
@@ -535,19 +541,6 @@ function bucketOf(bucket: BucketRow): RunDefinition['bucket'] {
   return { key: bucket.key, name: bucket.name, verify_ssl: bucket.verify_ssl === 1 };
 }
 
-const ZERO_COUNTERS = {
-  requests_executed: 0,
-  assertions_defined: 0,
-  assertions_passed: 0,
-  assertions_failed: 0,
-  scripts_defined: 0,
-  scripts_passed: 0,
-  scripts_failed: 0,
-  variables_defined: 0,
-  variables_passed: 0,
-  variables_failed: 0,
-};
-
 /** A step as the run detail lists it: everything but the full request and response. */
 export function stepSummary(step: StepResult): Omit<StepResult, 'request' | 'response'> {
   const { request: _request, response: _response, ...rest } = step;
@@ -564,16 +557,7 @@ function finishFields(outcome: RunOutcome) {
     started_at: previous?.started_at ?? outcome.started_at,
     finished_at: outcome.finished_at,
     attempts: previous ? 2 : 1,
-    requests_executed: outcome.requests_executed,
-    assertions_defined: outcome.assertions_defined,
-    assertions_passed: outcome.assertions_passed,
-    assertions_failed: outcome.assertions_failed,
-    scripts_defined: outcome.scripts_defined,
-    scripts_passed: outcome.scripts_passed,
-    scripts_failed: outcome.scripts_failed,
-    variables_defined: outcome.variables_defined,
-    variables_passed: outcome.variables_passed,
-    variables_failed: outcome.variables_failed,
+    ...countersFrom(outcome),
     response_time_ms: responseTimes.length > 0 ? responseTimes.reduce((a, b) => a + b, 0) : null,
     error: outcome.error,
     summary: JSON.stringify({

@@ -5,6 +5,7 @@ import type { TestRunRow } from '../../src/store/database.js';
 import { runsRepo } from '../../src/store/repositories/runs.js';
 import type { Store } from '../../src/store/store.js';
 import { dialects } from '../helpers/dialects.js';
+import { seedBucketWithTest } from '../helpers/seed.js';
 
 for (const { fixture, skip } of await dialects()) {
   describe(`test runs store [${fixture.name}]`, { skip }, () => {
@@ -16,50 +17,8 @@ for (const { fixture, skip } of await dialects()) {
     after(async () => cleanup());
 
     async function seedTest(): Promise<{ testId: string; bucketKey: string }> {
-      const now = 1_700_000_000;
-      const teamId = newId();
-      const accountId = newId();
       const bucketKey = newId().replaceAll('-', '').slice(0, 12);
-      await store.db
-        .insertInto('accounts')
-        .values({
-          id: accountId,
-          email: `${bucketKey}@x.test`,
-          name: 'a',
-          password_hash: 'x',
-          created_at: now,
-        })
-        .execute();
-      await store.db.insertInto('teams').values({ id: teamId, name: 't', created_at: now }).execute();
-      await store.db
-        .insertInto('buckets')
-        .values({
-          key: bucketKey,
-          name: 'b',
-          team_id: teamId,
-          created_by: accountId,
-          is_default: 0,
-          verify_ssl: 1,
-          trigger_id: newId(),
-          signing_secret: 's',
-          created_at: now,
-        })
-        .execute();
-      const testId = newId();
-      await store.db
-        .insertInto('tests')
-        .values({
-          id: testId,
-          bucket_key: bucketKey,
-          name: 't',
-          description: null,
-          created_by: accountId,
-          created_at: now,
-          updated_at: now,
-          default_environment_id: 'e',
-          trigger_id: newId(),
-        })
-        .execute();
+      const { testId } = await seedBucketWithTest(store, bucketKey);
       return { testId, bucketKey };
     }
 

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/domain/ids.js';
 import type { Store } from '../../src/store/store.js';
 import { dialects } from '../helpers/dialects.js';
+import { seedBucketWithTest } from '../helpers/seed.js';
 
 for (const { fixture, skip } of await dialects()) {
   describe(`store [${fixture.name}]`, { skip }, () => {
@@ -13,46 +14,7 @@ for (const { fixture, skip } of await dialects()) {
     });
     after(async () => cleanup());
 
-    async function seedBucket(key: string) {
-      const now = 1_700_000_000;
-      const teamId = newId();
-      const accountId = newId();
-      await store.db
-        .insertInto('accounts')
-        .values({ id: accountId, email: `${key}@x.test`, name: key, password_hash: 'x', created_at: now })
-        .execute();
-      await store.db.insertInto('teams').values({ id: teamId, name: key, created_at: now }).execute();
-      await store.db
-        .insertInto('buckets')
-        .values({
-          key,
-          name: key,
-          team_id: teamId,
-          created_by: accountId,
-          is_default: 0,
-          verify_ssl: 1,
-          trigger_id: newId(),
-          signing_secret: 's',
-          created_at: now,
-        })
-        .execute();
-      const testId = newId();
-      await store.db
-        .insertInto('tests')
-        .values({
-          id: testId,
-          bucket_key: key,
-          name: 't',
-          description: null,
-          created_by: accountId,
-          created_at: now,
-          updated_at: now + 0.123456,
-          default_environment_id: 'e',
-          trigger_id: newId(),
-        })
-        .execute();
-      return { testId, now };
-    }
+    const seedBucket = (key: string) => seedBucketWithTest(store, key);
 
     test('migrating again applies nothing', async () => {
       assert.deepEqual(await store.migrate(), []);

@@ -1,7 +1,7 @@
 import type { Auth } from '../../domain/auth.js';
 import type { ScriptResult, StepResult } from '../../domain/results.js';
 import type { RequestStep } from '../../domain/steps.js';
-import { applyAuth, type AuthTarget } from '../auth.js';
+import { applyAuth, type AuthTarget, findHeader } from '../auth.js';
 import { bodyRecord } from '../bodies.js';
 import type { RunContext } from '../context.js';
 import type { ParseCache, ResponseSubject } from '../extract.js';
@@ -226,12 +226,6 @@ function renderAuth(ctx: RunContext, auth: Auth): { auth: Auth } | { error: stri
     out[key] = rendered.value;
   }
   return { auth: out as Auth };
-}
-
-function findHeader(headers: Record<string, string[]>, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  for (const [key, values] of Object.entries(headers)) if (key.toLowerCase() === lower) return values[0];
-  return undefined;
 }
 
 /** The body to send: the step body, or its form fields URL-encoded when the body is empty. */
