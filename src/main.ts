@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, LOG_REDACT } from './api/app.js';
+import { buildApp, LOG_REDACT, LOG_SERIALIZERS } from './api/app.js';
 import type { Services } from './api/context.js';
 import type { Config } from './config/config.js';
 import { LocalJobQueue } from './jobs/local-queue.js';
@@ -132,7 +132,10 @@ export async function createServer(
     { services, store, publicUrl: config.publicUrl },
     {
       bodyLimit: config.bodyLimit,
-      logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: LOG_REDACT },
+      logger:
+        config.logLevel === 'silent'
+          ? false
+          : { level: config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS },
     },
   );
   const worker =

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ValidateFunction } from 'ajv';
 import fastJson from 'fast-json-stringify';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
 import { compileBodySchema, createParamsAjv, toValidationError } from '../services/validation.js';
@@ -29,6 +29,29 @@ export interface AppOptions {
 
 /** Headers that carry credentials never reach the log. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+/**
+ * A request URL as logs show it. Trigger URLs carry their credential (the trigger id) in the path
+ * and often secrets as variables in the query, so both are left out.
+ */
+export function loggedUrl(url: string): string {
+  const match = /^\/radar\/(bucket\/)?[^/?]+(\/[^?]*)?/.exec(url);
+  if (!match) return url;
+  return `/radar/${match[1] ?? ''}[trigger id]${match[2] ?? ''}${url.includes('?') ? '?[parameters]' : ''}`;
+}
+
+/** Pino serialisers for requests: the usual fields, with trigger URLs masked. */
+export const LOG_SERIALIZERS = {
+  req(request: FastifyRequest) {
+    return {
+      method: request.method,
+      url: loggedUrl(request.url),
+      host: request.headers.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  },
+};
 
 export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<FastifyInstance> {
   const moreInfo = `${ctx.publicUrl}/errors`;

@@ -529,3 +529,11 @@ await describeApi('runs and triggers', (get) => {
     );
   });
 });
+
+test('logs mask trigger ids and trigger parameters', async () => {
+  const { loggedUrl } = await import('../../src/api/app.js');
+  assert.equal(loggedUrl('/radar/AbC123/trigger?api_key=secret'), '/radar/[trigger id]/trigger?[parameters]');
+  assert.equal(loggedUrl('/radar/bucket/AbC123/trigger'), '/radar/bucket/[trigger id]/trigger');
+  assert.equal(loggedUrl('/radar/AbC123/batch'), '/radar/[trigger id]/batch');
+  assert.equal(loggedUrl('/buckets/abc/tests?count=2'), '/buckets/abc/tests?count=2');
+});

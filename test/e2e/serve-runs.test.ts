@@ -123,6 +123,13 @@ describe('vigil serve runs tests end to end', () => {
         assertions: [{ source: 'response_json', property: 'id', comparison: 'equal_number', value: 17 }],
         variables: [{ name: 'order', source: 'response_json', property: 'id' }],
       },
+      {
+        step_type: 'condition',
+        left_value: '{{second}}',
+        comparison: 'equal',
+        right_value: '99',
+        steps: [{ step_type: 'request', method: 'GET', url: '{{base}}/never?tag={{tag}}' }],
+      },
       { step_type: 'request', method: 'GET', url: '{{base}}/orders/{{order}}/items/{{second}}?tag={{tag}}' },
     ]);
     const response = await fetch(`${local(t.trigger_url)}?tag=${tag}`);
@@ -141,7 +148,7 @@ describe('vigil serve runs tests end to end', () => {
     assert.match(got[0]!.body, new RegExp(`^\\{"tag":"${tag}","at":\\d{10}\\}$`));
     const step = await api(
       'GET',
-      `/buckets/${bucket}/tests/${t.id}/results/${run.test_run_id}/steps/${run.requests[1].uuid}`,
+      `/buckets/${bucket}/tests/${t.id}/results/${run.test_run_id}/steps/${run.requests[3].uuid}`,
     );
     assert.equal(step.response.status, 200);
     assert.ok(step.timings.dial_ms >= 0 && step.timings.wait_for_response_ms > 0);
