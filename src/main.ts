@@ -10,6 +10,7 @@ import { LazyScriptSandbox } from './runner/lazy-sandbox.js';
 import { AccountService } from './services/accounts.js';
 import { BucketService } from './services/buckets.js';
 import { EnvironmentService } from './services/environments.js';
+import { MessageService } from './services/messages.js';
 import { RunService } from './services/runs.js';
 import { ScheduleService } from './services/schedules.js';
 import { StepService } from './services/steps.js';
@@ -79,7 +80,8 @@ export function createServices(
       resultsKeepSummary: config.resultsKeepSummary,
     },
   });
-  return { tokens, accounts, buckets, tests, steps, environments, schedules, runs };
+  const messages = new MessageService({ store, buckets });
+  return { tokens, accounts, buckets, tests, steps, environments, schedules, runs, messages };
 }
 
 export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {

@@ -15,6 +15,7 @@ import { publicRoutes } from './health/routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerJsonBody } from './plugins/body.js';
 import { ROUTER_OPTIONS, registerErrorHandling, sendError, toAppError } from './plugins/errors.js';
+import { messageRoutes } from './messages/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { ErrorEnvelope } from './shared/envelope.js';
@@ -152,6 +153,7 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(scheduleRoutes(ctx));
   await app.register(runRoutes(ctx));
   await app.register(triggerRoutes(ctx));
+  await app.register(messageRoutes(ctx));
   await app.ready();
   return app;
 }

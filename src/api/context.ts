@@ -1,6 +1,7 @@
 import type { AccountService } from '../services/accounts.js';
 import type { BucketService } from '../services/buckets.js';
 import type { EnvironmentService } from '../services/environments.js';
+import type { MessageService } from '../services/messages.js';
 import type { RunService } from '../services/runs.js';
 import type { ScheduleService } from '../services/schedules.js';
 import type { StepService } from '../services/steps.js';
@@ -17,6 +18,7 @@ export interface Services {
   environments: EnvironmentService;
   schedules: ScheduleService;
   runs: RunService;
+  messages: MessageService;
 }
 
 /** What the routes need: the services and the base of every URL they print. */

@@ -8,6 +8,9 @@ import type { Principal } from './principal.js';
 
 export const BUCKET_KEY_PATTERN = /^[a-z0-9]{12}$/;
 
+/** Days captured messages are kept unless shared (DESIGN §6). */
+export const DEFAULT_RETENTION_DAYS = 30;
+
 export class BucketService {
   constructor(private readonly deps: { store: Store }) {}
 
@@ -67,6 +70,7 @@ export class BucketService {
       trigger_id: newSecret('', 18),
       signing_secret: newSecret('vgl_ws_'),
       created_at: nowSeconds(),
+      retention_days: DEFAULT_RETENTION_DAYS,
     };
     await bucketsRepo.insert(db, row);
     return row;

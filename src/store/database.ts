@@ -20,6 +20,8 @@ export interface Database {
   test_runs: TestRunTable;
   test_run_steps: TestRunStepTable;
   jobs: JobTable;
+  messages: MessageTable;
+  bucket_usage: BucketUsageTable;
 }
 
 export interface AccountTable {
@@ -54,6 +56,8 @@ export interface BucketTable {
   /** Key for signing webhook payloads (DESIGN §5); must be usable, so it is not hashed. */
   signing_secret: string;
   created_at: number;
+  /** Messages older than this many days are deleted (shared ones excepted). */
+  retention_days: number;
 }
 
 export interface ClientApplicationTable {
@@ -202,6 +206,34 @@ export interface JobTable {
   created_at: number;
 }
 
+export interface MessageTable {
+  id: string;
+  bucket_key: string;
+  source: string;
+  unique_identifier: string | null;
+  received_at: number;
+  /** The time lists order by: the request's timestamp, else the response's. */
+  timestamp: number;
+  /** 1 when the response status is ≥ 400 or there is no response. */
+  is_error: number;
+  /** The secret of the public URL while the message is shared. */
+  share_token: string | null;
+  shared_at: number | null;
+  note: string | null;
+  /** The request without its body (JSON); null for a response-only message. */
+  request_meta: string | null;
+  response_meta: string | null;
+  request_body: string | null;
+  response_body: string | null;
+}
+
+export interface BucketUsageTable {
+  bucket_key: string;
+  /** Every message ever saved in the bucket, deleted ones included. */
+  messages_received: number;
+}
+
+export type MessageRow = Selectable<MessageTable>;
 export type TestRunRow = Selectable<TestRunTable>;
 export type JobRow = Selectable<JobTable>;
 export type AccountRow = Selectable<AccountTable>;

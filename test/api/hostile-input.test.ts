@@ -658,6 +658,10 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
     'PUT /buckets/{bucket_key}/environments/{environment_id}': { name: 'Renamed shared' },
     'POST /buckets/{bucket_key}/tests/{test_id}/schedules': { interval: '1d' },
     'PUT /buckets/{bucket_key}/tests/{test_id}/schedules/{schedule_id}': { note: 'changed' },
+    'POST /buckets/{bucket_key}/messages': {
+      request: { method: 'GET', url: 'https://api.example.com/items?a=1' },
+      response: { status: 200, body: 'ok' },
+    },
   };
   return bases[key];
 }

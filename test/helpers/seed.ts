@@ -26,6 +26,7 @@ export async function seedBucketWithTest(
       trigger_id: newId(),
       signing_secret: 's',
       created_at: now,
+      retention_days: 30,
     })
     .execute();
   const testId = newId();

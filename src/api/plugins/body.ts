@@ -26,6 +26,23 @@ function findNul(root: unknown): string | undefined {
   return undefined;
 }
 
+/** The JSON pointer of the first number that is not finite; iterative like findNul. */
+function findInfinite(root: unknown): string | undefined {
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return path || '/';
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`]);
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}/${entries[i]![0]}`]);
+    }
+  }
+  return undefined;
+}
+
 /**
  * The API reads JSON bodies only: `application/json` (any charset), parsed safely (no prototype
  * keys). A body sent with another or no Content-Type is refused with 415 before any work is done.
@@ -63,6 +80,16 @@ export function registerJsonBody(app: FastifyInstance): void {
           ),
           undefined,
         );
+    }
+    // JSON allows numbers too large for a double (1e400); they parse to Infinity, which no field takes.
+    if (/\d[eE]\+?\d{3}/.test(text)) {
+      const field = findInfinite(parsed);
+      if (field) {
+        return done(
+          new AppError('validation_failed', `${field} is a number too large to represent`, field),
+          undefined,
+        );
+      }
     }
     // Every body the API takes is an object or an array; a bare `null` would read as no body at all.
     if (parsed === null) {

@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../shared/envelope.js';
+
+const Lists = Type.Record(Type.String(), Type.Array(Type.String()));
+
+const requestProperties = {
+  method: Type.String(),
+  url: Type.String(),
+  scheme: Type.String(),
+  host: Type.String(),
+  path: Type.String(),
+  params: Lists,
+  headers: Lists,
+  form: Nullable(Type.Object({}, { additionalProperties: Type.Array(Type.String()) })),
+  timestamp: Type.Number(),
+  body_encoding: Type.String(),
+  size_bytes: Type.Integer(),
+};
+
+const responseProperties = {
+  status: Type.Integer(),
+  reason: Type.String(),
+  headers: Lists,
+  timestamp: Type.Number(),
+  response_time: Nullable(Type.Number()),
+  body_encoding: Type.String(),
+  size_bytes: Type.Integer(),
+};
+
+const messageProperties = {
+  uuid: Type.String(),
+  bucket_key: Type.String(),
+  source: Type.String(),
+  unique_identifier: Nullable(Type.String()),
+  received_at: Type.Number(),
+  timestamp: Type.Number(),
+  shared: Type.Boolean(),
+  note: Nullable(Type.String()),
+};
+
+/** A list item (spec 4.5): the exchange without bodies. */
+export const MessageListItem = Type.Object({
+  ...messageProperties,
+  request: Type.Union([Type.Object(requestProperties), Type.Null()]),
+  response: Type.Union([Type.Object(responseProperties), Type.Null()]),
+});
+
+/** The detail (spec 2.8) with bodies: plain text, or Base64 with `body_encoding: base64`. */
+export const MessageDetail = Type.Object({
+  ...messageProperties,
+  request: Type.Union([Type.Object({ ...requestProperties, body: Type.String() }), Type.Null()]),
+  response: Type.Union([Type.Object({ ...responseProperties, body: Type.String() }), Type.Null()]),
+});
+
+export const SharedMessage = Type.Object({ ...MessageDetail.properties, public_url: Type.String() });
+
+const Problem = Type.Object({ code: Type.Integer(), message: Type.String(), more_info: Type.String() });
+
+export const ItemResultOut = Type.Object({
+  status: Type.String(),
+  unique_identifier: Type.Optional(Type.String()),
+  uuid: Type.Optional(Type.String()),
+  warning: Type.Optional(Problem),
+  error: Type.Optional(Problem),
+});
+
+export const MessagesQuery = Type.Object({
+  count: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Default 50, at most 1000 (larger values are capped)' }),
+  ),
+  since: Type.Optional(
+    Type.Number({ minimum: 0, description: 'Only messages after this Unix time (seconds)' }),
+  ),
+  before: Type.Optional(
+    Type.Number({ minimum: 0, description: 'Only messages before this Unix time (seconds)' }),
+  ),
+});
+
+export const MessageParams = Type.Object({ bucket_key: Type.String(), message_uuid: Type.String() });
+
+export const UsageOut = Type.Object({
+  bucket_key: Type.String(),
+  messages_received: Type.Integer({ description: 'Every message ever saved, deleted ones included' }),
+  messages_stored: Type.Integer(),
+  messages_shared: Type.Integer(),
+});

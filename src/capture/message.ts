@@ -1,0 +1,67 @@
+/**
+ * Captured HTTP exchanges (spec 2.8): the message as it is stored and shown. Plain data.
+ */
+
+export const MESSAGE_SOURCES = ['api', 'capture', 'gateway', 'replay', 'har'] as const;
+export type MessageSource = (typeof MESSAGE_SOURCES)[number];
+
+export const MESSAGE_VIEWS = ['messages', 'errors', 'shared', 'captures'] as const;
+export type MessageView = (typeof MESSAGE_VIEWS)[number];
+
+export type BodyEncoding = 'plaintext' | 'base64';
+
+export interface MessageRequest {
+  method: string;
+  url: string;
+  scheme: string;
+  host: string;
+  path: string;
+  params: Record<string, string[]>;
+  headers: Record<string, string[]>;
+  /** Form fields of a POST, as given; null when none were given. */
+  form: Record<string, string[]> | null;
+  /** Unix seconds, microsecond granularity. */
+  timestamp: number;
+  /** As given: plain text, or Base64 when `body_encoding` says so. */
+  body: string;
+  body_encoding: BodyEncoding;
+  /** Length of the decoded body in bytes. */
+  size_bytes: number;
+}
+
+export interface MessageResponse {
+  status: number;
+  reason: string;
+  headers: Record<string, string[]>;
+  timestamp: number;
+  /** Seconds, as given (or measured by the gateway); null when unknown. */
+  response_time: number | null;
+  body: string;
+  body_encoding: BodyEncoding;
+  size_bytes: number;
+}
+
+/** A message ready to be stored: what normalisation produces. */
+export interface NewMessage {
+  source: MessageSource;
+  unique_identifier: string | null;
+  request: MessageRequest | null;
+  response: MessageResponse | null;
+  /** What went wrong on the way (an unreachable upstream for the gateway …); null when nothing did. */
+  note: string | null;
+}
+
+export interface StoredMessage extends NewMessage {
+  uuid: string;
+  bucket_key: string;
+  /** When the service received it, Unix seconds. */
+  received_at: number;
+  /** The time the lists order by: the request's timestamp, else the response's. */
+  timestamp: number;
+  shared: boolean;
+}
+
+/** A message is in the error view when its response status is ≥ 400 or it has no response. */
+export function isErrorExchange(message: Pick<NewMessage, 'response'>): boolean {
+  return message.response === null || message.response.status >= 400;
+}

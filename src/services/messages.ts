@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import type { MessageView, NewMessage, StoredMessage } from '../capture/message.js';
+import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
+import { AppError, notFound } from '../domain/errors.js';
+import { isUuid, newId, nowFloat } from '../domain/ids.js';
+import type { MessageRow } from '../store/database.js';
+import { messageRow, messagesRepo, toMessage } from '../store/repositories/messages.js';
+import type { Executor, Store } from '../store/store.js';
+import type { BucketService } from './buckets.js';
+import type { Principal } from './principal.js';
+
+export const MESSAGES_PAGE = { default: 50, max: 1000 } as const;
+
+export interface ItemResult {
+  status: 'success' | 'warning' | 'error';
+  unique_identifier?: string;
+  uuid?: string;
+  warning?: ItemProblem;
+  error?: ItemProblem;
+}
+
+export interface IngestResult {
+  results: ItemResult[];
+  meta: { success_count: number; warning_count: number; error_count: number };
+}
+
+/**
+ * Captured traffic: creating messages (one call = one transaction), reading the four views,
+ * sharing through public links, deleting, usage and retention.
+ */
+export class MessageService {
+  constructor(private readonly deps: { store: Store; buckets: BucketService }) {}
+
+  /** `POST /buckets/<key>/messages`: one object or an array of at most 50. */
+  async ingest(principal: Principal, bucketKey: string, body: unknown): Promise<IngestResult> {
+    await this.deps.buckets.require(principal, bucketKey);
+    if (body === undefined || body === null) {
+      throw new AppError(
+        'validation_failed',
+        'The request body must be a message or an array of messages',
+        '/',
+      );
+    }
+    const items = Array.isArray(body) ? body : [body];
+    if (items.length > MAX_MESSAGES_PER_CALL) {
+      throw new AppError(
+        'limit_reached',
+        `A call creates at most ${MAX_MESSAGES_PER_CALL} messages; got ${items.length}, none saved`,
+      );
+    }
+    const receivedAt = nowFloat();
+    const normalized = items.map((item) => normalizeItem(item, receivedAt));
+    return this.deps.store.transaction(async (trx) => {
+      const results: ItemResult[] = [];
+      const inserts: MessageRow[] = [];
+      let added = 0;
+      for (const item of normalized) {
+        if (!item.ok) {
+          results.push({
+            status: 'error',
+            ...(item.unique_identifier !== null && { unique_identifier: item.unique_identifier }),
+            error: item.error,
+          });
+          continue;
+        }
+        const { message, warning } = item;
+        let uuid: string | null = null;
+        if (message.unique_identifier !== null) {
+          // Flush so that a pair sent in one call finds its other half.
+          await messagesRepo.insert(trx, inserts.splice(0));
+          uuid = await this.mergePair(trx, bucketKey, message);
+        }
+        if (uuid === null) {
+          uuid = newId();
+          inserts.push(messageRow(uuid, bucketKey, message, receivedAt));
+          added++;
+        }
+        results.push({
+          status: warning ? 'warning' : 'success',
+          ...(message.unique_identifier !== null && { unique_identifier: message.unique_identifier }),
+          uuid,
+          ...(warning && { warning }),
+        });
+      }
+      await messagesRepo.insert(trx, inserts);
+      await messagesRepo.countReceived(trx, bucketKey, added);
+      return {
+        results,
+        meta: {
+          success_count: results.filter((r) => r.status === 'success').length,
+          warning_count: results.filter((r) => r.status === 'warning').length,
+          error_count: results.filter((r) => r.status === 'error').length,
+        },
+      };
+    });
+  }
+
+  /**
+   * A request and a response sent apart with the same identifier become one message: the half
+   * that arrives second completes the stored one. Answers the stored id, or null when there is
+   * nothing to complete.
+   */
+  private async mergePair(trx: Executor, bucketKey: string, message: NewMessage) {
+    if (message.unique_identifier === null || (message.request && message.response)) return null;
+    const lacking = message.request ? 'request' : 'response';
+    const existing = await messagesRepo.pendingPair(trx, bucketKey, message.unique_identifier, lacking);
+    if (!existing) return null;
+    const stored = toMessage(existing);
+    const merged: NewMessage = {
+      source: stored.source,
+      unique_identifier: stored.unique_identifier,
+      request:
+        message.request ?? (stored.request && { ...stored.request, body: existing.request_body ?? '' }),
+      response:
+        message.response ?? (stored.response && { ...stored.response, body: existing.response_body ?? '' }),
+      note: stored.note,
+    };
+    const row = messageRow(existing.id, bucketKey, merged, existing.received_at);
+    await messagesRepo.replace(trx, {
+      ...row,
+      share_token: existing.share_token,
+      shared_at: existing.shared_at,
+    });
+    return existing.id;
+  }
+
+  /** Stores one exchange the service recorded itself (capture, gateway, replay, HAR import). */
+  async record(bucketKey: string, message: NewMessage, id: string = newId()): Promise<string> {
+    await this.deps.store.transaction(async (trx) => {
+      await messagesRepo.insert(trx, [messageRow(id, bucketKey, message, nowFloat())]);
+      await messagesRepo.countReceived(trx, bucketKey, 1);
+    });
+    return id;
+  }
+
+  /** Stores several recorded exchanges in one transaction (HAR import). */
+  async recordMany(bucketKey: string, messages: readonly NewMessage[]): Promise<string[]> {
+    const now = nowFloat();
+    const rows = messages.map((message) => messageRow(newId(), bucketKey, message, now));
+    await this.deps.store.transaction(async (trx) => {
+      for (let i = 0; i < rows.length; i += 100) await messagesRepo.insert(trx, rows.slice(i, i + 100));
+      await messagesRepo.countReceived(trx, bucketKey, rows.length);
+    });
+    return rows.map((row) => row.id);
+  }
+
+  async list(
+    principal: Principal,
+    bucketKey: string,
+    view: MessageView,
+    page: { count?: number | undefined; since?: number | undefined; before?: number | undefined },
+  ): Promise<StoredMessage[]> {
+    await this.deps.buckets.require(principal, bucketKey);
+    const count = Math.min(page.count ?? MESSAGES_PAGE.default, MESSAGES_PAGE.max);
+    const rows = await messagesRepo.list(this.deps.store.db, bucketKey, view, {
+      count,
+      since: page.since,
+      before: page.before,
+    });
+    return rows.map(toMessage);
+  }
+
+  async detail(principal: Principal, bucketKey: string, uuid: string): Promise<StoredMessage> {
+    return toMessage(await this.requireRow(principal, bucketKey, uuid));
+  }
+
+  async delete(principal: Principal, bucketKey: string, uuid: string): Promise<void> {
+    await this.requireRow(principal, bucketKey, uuid);
+    await messagesRepo.delete(this.deps.store.db, bucketKey, uuid);
+  }
+
+  async clear(principal: Principal, bucketKey: string): Promise<number> {
+    await this.deps.buckets.require(principal, bucketKey);
+    return messagesRepo.clear(this.deps.store.db, bucketKey);
+  }
+
+  /** Shares a message under a new random token (sharing again replaces the old one). */
+  async share(
+    principal: Principal,
+    bucketKey: string,
+    uuid: string,
+  ): Promise<{ message: StoredMessage; token: string }> {
+    await this.requireRow(principal, bucketKey, uuid);
+    const token = randomBytes(24).toString('base64url');
+    await messagesRepo.share(this.deps.store.db, bucketKey, uuid, token, nowFloat());
+    const row = await messagesRepo.get(this.deps.store.db, bucketKey, uuid);
+    return { message: toMessage(row!), token };
+  }
+
+  async unshare(principal: Principal, bucketKey: string, uuid: string): Promise<void> {
+    await this.requireRow(principal, bucketKey, uuid);
+    await messagesRepo.unshare(this.deps.store.db, bucketKey, uuid);
+  }
+
+  /** The message behind a public link; null when the token is unknown or revoked. */
+  async byShareToken(token: string): Promise<StoredMessage | null> {
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return null;
+    const row = await messagesRepo.byShareToken(this.deps.store.db, token);
+    return row ? toMessage(row) : null;
+  }
+
+  async usage(principal: Principal, bucketKey: string) {
+    await this.deps.buckets.require(principal, bucketKey);
+    const usage = await messagesRepo.usage(this.deps.store.db, bucketKey);
+    return {
+      bucket_key: bucketKey,
+      messages_received: usage.received,
+      messages_stored: usage.stored,
+      messages_shared: usage.shared,
+    };
+  }
+
+  /** Deletes unshared messages past their bucket's retention. */
+  applyRetention(now: number = nowFloat()): Promise<number> {
+    return messagesRepo.applyRetention(this.deps.store.db, now);
+  }
+
+  private async requireRow(principal: Principal, bucketKey: string, uuid: string): Promise<MessageRow> {
+    await this.deps.buckets.require(principal, bucketKey);
+    const row = isUuid(uuid) ? await messagesRepo.get(this.deps.store.db, bucketKey, uuid) : undefined;
+    if (!row) throw notFound(`Message ${uuid}`);
+    return row;
+  }
+}

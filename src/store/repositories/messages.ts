@@ -1,0 +1,261 @@
+import { sql } from 'kysely';
+import type {
+  MessageRequest,
+  MessageResponse,
+  MessageView,
+  NewMessage,
+  StoredMessage,
+} from '../../capture/message.js';
+import { isErrorExchange } from '../../capture/message.js';
+import type { MessageRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
+import type { Executor } from '../store.js';
+
+/** Columns of a list item: everything but the bodies. */
+const LIST_COLUMNS = [
+  'id',
+  'bucket_key',
+  'source',
+  'unique_identifier',
+  'received_at',
+  'timestamp',
+  'is_error',
+  'share_token',
+  'shared_at',
+  'note',
+  'request_meta',
+  'response_meta',
+] as const;
+
+export type MessageListRow = Pick<MessageRow, (typeof LIST_COLUMNS)[number]>;
+
+type RequestMeta = Omit<MessageRequest, 'body'>;
+type ResponseMeta = Omit<MessageResponse, 'body'>;
+
+function withoutBody<T extends { body: string }>(part: T): Omit<T, 'body'> {
+  const { body: _body, ...rest } = part;
+  return rest;
+}
+
+/** The row of a new message. */
+export function messageRow(
+  id: string,
+  bucketKey: string,
+  message: NewMessage,
+  receivedAt: number,
+): MessageRow {
+  return {
+    id,
+    bucket_key: bucketKey,
+    source: message.source,
+    unique_identifier: message.unique_identifier,
+    received_at: receivedAt,
+    timestamp: message.request?.timestamp ?? message.response?.timestamp ?? receivedAt,
+    is_error: isErrorExchange(message) ? 1 : 0,
+    share_token: null,
+    shared_at: null,
+    note: message.note,
+    request_meta: message.request ? JSON.stringify(withoutBody(message.request)) : null,
+    response_meta: message.response ? JSON.stringify(withoutBody(message.response)) : null,
+    request_body: message.request ? message.request.body : null,
+    response_body: message.response ? message.response.body : null,
+  };
+}
+
+/** A stored message; without bodies for list rows (`body` is then ""). */
+export function toMessage(
+  row: MessageListRow & Partial<Pick<MessageRow, 'request_body' | 'response_body'>>,
+): StoredMessage {
+  const request = row.request_meta
+    ? ({ ...(JSON.parse(row.request_meta) as RequestMeta), body: row.request_body ?? '' } as MessageRequest)
+    : null;
+  const response = row.response_meta
+    ? ({
+        ...(JSON.parse(row.response_meta) as ResponseMeta),
+        body: row.response_body ?? '',
+      } as MessageResponse)
+    : null;
+  return {
+    uuid: row.id,
+    bucket_key: row.bucket_key,
+    source: row.source as StoredMessage['source'],
+    unique_identifier: row.unique_identifier,
+    received_at: row.received_at,
+    timestamp: row.timestamp,
+    shared: row.share_token !== null,
+    note: row.note,
+    request,
+    response,
+  };
+}
+
+const byId = preparedQuery<{ bucketKey: string; id: string }, MessageRow>(['bucketKey', 'id'], (db, p) =>
+  db.selectFrom('messages').selectAll().where('bucket_key', '=', p.bucketKey).where('id', '=', p.id),
+);
+
+export interface MessagePage {
+  count: number;
+  since?: number | undefined;
+  before?: number | undefined;
+}
+
+export const messagesRepo = {
+  async insert(db: Executor, rows: MessageRow[]): Promise<void> {
+    if (rows.length > 0) await db.insertInto('messages').values(rows).execute();
+  },
+
+  async get(db: Executor, bucketKey: string, id: string): Promise<MessageRow | undefined> {
+    return (await byId(db, { bucketKey, id }))[0];
+  },
+
+  /** The newest message with this identifier that still lacks the part being sent. */
+  async pendingPair(
+    db: Executor,
+    bucketKey: string,
+    identifier: string,
+    lacking: 'request' | 'response',
+  ): Promise<MessageRow | undefined> {
+    return db
+      .selectFrom('messages')
+      .selectAll()
+      .where('bucket_key', '=', bucketKey)
+      .where('unique_identifier', '=', identifier)
+      .where(lacking === 'request' ? 'request_meta' : 'response_meta', 'is', null)
+      .orderBy('received_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  async replace(db: Executor, row: MessageRow): Promise<void> {
+    const { id, bucket_key, ...rest } = row;
+    await db
+      .updateTable('messages')
+      .set(rest)
+      .where('id', '=', id)
+      .where('bucket_key', '=', bucket_key)
+      .execute();
+  },
+
+  /** A page of a view, newest first, without bodies. */
+  async list(
+    db: Executor,
+    bucketKey: string,
+    view: MessageView,
+    page: MessagePage,
+  ): Promise<MessageListRow[]> {
+    let query = db.selectFrom('messages').select(LIST_COLUMNS).where('bucket_key', '=', bucketKey);
+    if (view === 'errors') query = query.where('is_error', '=', 1);
+    if (view === 'captures') query = query.where('source', '=', 'capture');
+    if (view === 'shared') {
+      query = query.where('shared_at', 'is not', null);
+      if (page.since !== undefined) query = query.where('shared_at', '>', page.since);
+      if (page.before !== undefined) query = query.where('shared_at', '<', page.before);
+      return query.orderBy('shared_at', 'desc').orderBy('id', 'desc').limit(page.count).execute();
+    }
+    if (page.since !== undefined) query = query.where('timestamp', '>', page.since);
+    if (page.before !== undefined) query = query.where('timestamp', '<', page.before);
+    return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(page.count).execute();
+  },
+
+  /** Messages of a window, oldest first, with bodies (HAR export). */
+  async window(
+    db: Executor,
+    bucketKey: string,
+    window: { since?: number | undefined; before?: number | undefined; limit: number },
+  ): Promise<MessageRow[]> {
+    let query = db.selectFrom('messages').selectAll().where('bucket_key', '=', bucketKey);
+    if (window.since !== undefined) query = query.where('timestamp', '>', window.since);
+    if (window.before !== undefined) query = query.where('timestamp', '<', window.before);
+    return query.orderBy('timestamp').orderBy('id').limit(window.limit).execute();
+  },
+
+  async delete(db: Executor, bucketKey: string, id: string): Promise<boolean> {
+    const result = await db
+      .deleteFrom('messages')
+      .where('bucket_key', '=', bucketKey)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  async clear(db: Executor, bucketKey: string): Promise<number> {
+    const result = await db.deleteFrom('messages').where('bucket_key', '=', bucketKey).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  async share(db: Executor, bucketKey: string, id: string, token: string, at: number): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set({ share_token: token, shared_at: at })
+      .where('bucket_key', '=', bucketKey)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async unshare(db: Executor, bucketKey: string, id: string): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set({ share_token: null, shared_at: null })
+      .where('bucket_key', '=', bucketKey)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  byShareToken(db: Executor, token: string): Promise<MessageRow | undefined> {
+    return db.selectFrom('messages').selectAll().where('share_token', '=', token).executeTakeFirst();
+  },
+
+  async countReceived(db: Executor, bucketKey: string, added: number): Promise<void> {
+    if (added === 0) return;
+    await db
+      .insertInto('bucket_usage')
+      .values({ bucket_key: bucketKey, messages_received: added })
+      .onConflict((oc) =>
+        oc
+          .column('bucket_key')
+          .doUpdateSet({ messages_received: sql`bucket_usage.messages_received + ${added}` }),
+      )
+      .execute();
+  },
+
+  async usage(
+    db: Executor,
+    bucketKey: string,
+  ): Promise<{ received: number; stored: number; shared: number }> {
+    const usage = await db
+      .selectFrom('bucket_usage')
+      .select('messages_received')
+      .where('bucket_key', '=', bucketKey)
+      .executeTakeFirst();
+    const counts = await db
+      .selectFrom('messages')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('stored'),
+        eb.fn.count<number>('share_token').as('shared'),
+      ])
+      .where('bucket_key', '=', bucketKey)
+      .executeTakeFirstOrThrow();
+    return {
+      received: Number(usage?.messages_received ?? 0),
+      stored: Number(counts.stored),
+      shared: Number(counts.shared),
+    };
+  },
+
+  /** Deletes unshared messages older than each bucket's retention; answers how many went. */
+  async applyRetention(db: Executor, now: number): Promise<number> {
+    const buckets = await db.selectFrom('buckets').select(['key', 'retention_days']).execute();
+    let deleted = 0;
+    for (const bucket of buckets) {
+      const cutoff = now - bucket.retention_days * 86_400;
+      const result = await db
+        .deleteFrom('messages')
+        .where('bucket_key', '=', bucket.key)
+        .where('received_at', '<', cutoff)
+        .where('share_token', 'is', null)
+        .executeTakeFirst();
+      deleted += Number(result.numDeletedRows);
+    }
+    return deleted;
+  },
+};
