@@ -82,6 +82,28 @@ export class BucketService {
     return bucket;
   }
 
+  /** Changes the bucket's name, `verify_ssl` or message retention; one transaction. */
+  async update(
+    principal: Principal,
+    key: string,
+    patch: {
+      name?: string | undefined;
+      verify_ssl?: boolean | undefined;
+      retention_days?: number | undefined;
+    },
+  ): Promise<BucketWithTeam> {
+    return this.deps.store.transaction(async (trx) => {
+      const bucket = await this.require(principal, key, trx);
+      const changes = {
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.verify_ssl !== undefined && { verify_ssl: patch.verify_ssl ? 1 : 0 }),
+        ...(patch.retention_days !== undefined && { retention_days: patch.retention_days }),
+      };
+      await bucketsRepo.update(trx, key, changes);
+      return { ...bucket, ...changes };
+    });
+  }
+
   /** Deletes a bucket with everything in it. The default bucket stays: 409. */
   async delete(principal: Principal, key: string): Promise<void> {
     await this.deps.store.transaction(async (trx) => {

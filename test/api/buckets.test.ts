@@ -76,4 +76,41 @@ await describeApi('account and buckets', (get) => {
     assert.ok(!keys.includes(bob.bucketKey));
     assert.equal((await call({ method: 'DELETE', url: `/buckets/${bob.bucketKey}` })).statusCode, 404);
   });
+
+  test('PUT /buckets/<key> changes name, verify_ssl and retention_days, with bucket:write', async () => {
+    const { data, call, expectError, tokenWith, alice, bob } = get();
+    const key = (await data('POST', '/buckets', { name: 'Settings' })).key;
+    assert.equal((await data('GET', `/buckets/${key}`)).retention_days, 30);
+    const changed = await data('PUT', `/buckets/${key}`, {
+      name: 'Renamed',
+      verify_ssl: false,
+      retention_days: 7,
+    });
+    assert.equal(changed.name, 'Renamed');
+    assert.equal(changed.verify_ssl, false);
+    assert.equal(changed.retention_days, 7);
+    assert.deepEqual(await data('GET', `/buckets/${key}`), changed);
+    await expectError(
+      { method: 'PUT', url: `/buckets/${key}`, body: { retention_days: 0 } },
+      400,
+      'validation_failed',
+      '/retention_days',
+    );
+    await expectError(
+      { method: 'PUT', url: `/buckets/${key}`, body: { name: '' } },
+      400,
+      'validation_failed',
+      '/name',
+    );
+    const reader = await tokenWith(['api:read', 'test:write']);
+    assert.equal(
+      (await call({ method: 'PUT', url: `/buckets/${key}`, body: { name: 'x' }, as: reader })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await call({ method: 'PUT', url: `/buckets/${bob.bucketKey}`, body: { name: 'x' }, as: alice }))
+        .statusCode,
+      404,
+    );
+  });
 });

@@ -16,7 +16,16 @@ const BucketOut = Type.Object({
   messages_url: Type.String(),
   capture_url: Type.String(),
   team: Type.Object({ id: Type.String(), name: Type.String() }),
+  retention_days: Type.Integer({
+    description: 'Captured messages older than this are deleted, shared ones excepted',
+  }),
   created_at: Type.Integer(),
+});
+
+const BucketPatch = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  verify_ssl: Type.Optional(Type.Boolean()),
+  retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
 });
 
 const BucketCreate = Type.Object(
@@ -38,6 +47,7 @@ export function presentBucket(bucket: BucketWithTeam, publicUrl: string) {
     messages_url: `${publicUrl}/buckets/${bucket.key}/messages`,
     capture_url: `${publicUrl}/capture/${bucket.key}`,
     team: { id: bucket.team_id, name: bucket.team_name },
+    retention_days: bucket.retention_days,
     created_at: bucket.created_at,
   };
 }
@@ -101,6 +111,27 @@ export const bucketRoutes =
         ok(
           presentBucket(
             await buckets.require(principalOf(request), request.params.bucket_key),
+            ctx.publicUrl,
+          ),
+        ),
+    );
+
+    app.put(
+      '/buckets/:bucket_key',
+      {
+        config: { scope: 'bucket:write' },
+        schema: {
+          tags,
+          summary: 'Change a bucket: name, verify_ssl, retention_days (1–3650)',
+          params: BucketParams,
+          body: BucketPatch,
+          response: { 200: Envelope(BucketOut), ...errorResponses },
+        },
+      },
+      async (request) =>
+        ok(
+          presentBucket(
+            await buckets.update(actorOf(request), request.params.bucket_key, request.body),
             ctx.publicUrl,
           ),
         ),

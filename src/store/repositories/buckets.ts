@@ -55,6 +55,15 @@ export const bucketsRepo = {
     await db.insertInto('buckets').values(bucket).execute();
   },
 
+  async update(
+    db: Executor,
+    key: string,
+    changes: Partial<Pick<BucketRow, 'name' | 'verify_ssl' | 'retention_days'>>,
+  ): Promise<void> {
+    if (Object.keys(changes).length > 0)
+      await db.updateTable('buckets').set(changes).where('key', '=', key).execute();
+  },
+
   async delete(db: Executor, key: string): Promise<void> {
     await db.deleteFrom('buckets').where('key', '=', key).execute();
   },
