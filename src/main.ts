@@ -84,8 +84,12 @@ export function createServices(
   return { tokens, accounts, buckets, tests, steps, environments, schedules, runs, messages };
 }
 
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
-  return Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous'>): Store {
+  return Store.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
 }
 
 /** A worker executing queued runs in this process. */
@@ -107,6 +111,8 @@ export function createWorker(
     ...(options.log && { log: options.log }),
   });
 }
+
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface Server {
   app: FastifyInstance;
@@ -131,7 +137,13 @@ export async function createServer(
   const runtime: Runtime = { queue: new LocalJobQueue(store), scripts: new LazyScriptSandbox() };
   const services = createServices(store, config, runtime);
   const app = await buildApp(
-    { services, store, publicUrl: config.publicUrl },
+    {
+      services,
+      store,
+      publicUrl: config.publicUrl,
+      egressPolicy: config.egressPolicy,
+      responseBodyLimit: config.responseBodyLimit,
+    },
     {
       bodyLimit: config.bodyLimit,
       logger:
@@ -149,7 +161,19 @@ export async function createServer(
           log: app.log,
         });
   worker?.start();
+  // Message retention: once shortly after start, then every hour.
+  const applyRetention = () =>
+    void services.messages.applyRetention().then(
+      (deleted) => deleted > 0 && app.log.info({ deleted }, 'deleted messages past their bucket retention'),
+      (err: unknown) => app.log.error({ err }, 'message retention failed'),
+    );
+  const retentionStart = setTimeout(applyRetention, 60_000);
+  const retentionTimer = setInterval(applyRetention, RETENTION_INTERVAL_MS);
+  retentionStart.unref();
+  retentionTimer.unref();
   const stop = async () => {
+    clearTimeout(retentionStart);
+    clearInterval(retentionTimer);
     await worker?.stop();
     await runtime.scripts.close();
     await app.close();

@@ -11,16 +11,19 @@ import { accountRoutes } from './account/routes.js';
 import { bucketRoutes } from './buckets/routes.js';
 import type { ApiContext } from './context.js';
 import { environmentRoutes } from './environments/routes.js';
+import { harRoutes } from './har/routes.js';
 import { publicRoutes } from './health/routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerJsonBody } from './plugins/body.js';
 import { ROUTER_OPTIONS, registerErrorHandling, sendError, toAppError } from './plugins/errors.js';
 import { messageRoutes } from './messages/routes.js';
+import { publicMessageRoutes } from './public/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { ErrorEnvelope } from './shared/envelope.js';
 import { stepRoutes } from './steps/routes.js';
 import { testRoutes } from './tests/routes.js';
+import { trafficRoutes } from './traffic/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
 
 export interface AppOptions {
@@ -154,6 +157,9 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(runRoutes(ctx));
   await app.register(triggerRoutes(ctx));
   await app.register(messageRoutes(ctx));
+  await app.register(trafficRoutes(ctx));
+  await app.register(harRoutes(ctx));
+  await app.register(publicMessageRoutes(ctx));
   await app.ready();
   return app;
 }

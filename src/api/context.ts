@@ -1,3 +1,4 @@
+import type { EgressPolicy } from '../runner/http/egress.js';
 import type { AccountService } from '../services/accounts.js';
 import type { BucketService } from '../services/buckets.js';
 import type { EnvironmentService } from '../services/environments.js';
@@ -21,9 +22,13 @@ export interface Services {
   messages: MessageService;
 }
 
-/** What the routes need: the services and the base of every URL they print. */
+/** What the routes need: the services, the base of every URL they print, and outbound settings. */
 export interface ApiContext {
   services: Services;
   store: Store;
   publicUrl: string;
+  /** Which addresses the gateway and replay may reach (EGRESS_POLICY). */
+  egressPolicy: EgressPolicy;
+  /** Response body bytes kept in a message the gateway or replay stores (RESPONSE_BODY_LIMIT). */
+  responseBodyLimit: number;
 }

@@ -101,13 +101,14 @@ export function urlParts(url: string): Pick<MessageRequest, 'url' | 'scheme' | '
 /** Header or form values: a string or an array of strings per name → arrays. */
 function stringLists(value: unknown, field: string): Record<string, string[]> {
   if (!isRecord(value)) throw new Invalid(`${field} must be an object of strings or arrays of strings`);
-  const out: Record<string, string[]> = {};
+  // Built without a prototype, so that a name like `__proto__` stays an entry.
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, raw] of Object.entries(value)) {
     if (typeof raw === 'string') out[name] = [raw];
     else if (Array.isArray(raw) && raw.every((item) => typeof item === 'string')) out[name] = [...raw];
     else throw new Invalid(`${field}.${name} must be a string or an array of strings`);
   }
-  return out;
+  return { ...out };
 }
 
 function optionalString(value: unknown, field: string): string | undefined {

@@ -2,6 +2,8 @@ import path from 'node:path';
 
 export type EgressPolicy = 'allow-all' | 'public-only';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface Config {
   port: number;
@@ -10,6 +12,8 @@ export interface Config {
   publicUrl: string;
   /** `postgres://…` selects PostgreSQL; undefined means the embedded SQLite store under dataDir. */
   databaseUrl: string | undefined;
+  /** SQLite's `synchronous` pragma: NORMAL survives a process crash, FULL also a power cut. */
+  sqliteSynchronous: SqliteSynchronous;
   smtpUrl: string | undefined;
   egressPolicy: EgressPolicy;
   logLevel: LogLevel;
@@ -78,6 +82,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase() as SqliteSynchronous;
+  if (!SQLITE_SYNCHRONOUS.includes(synchronous)) {
+    throw new ConfigError(
+      `SQLITE_SYNCHRONOUS must be ${SQLITE_SYNCHRONOUS.join(' or ')}, got "${env.SQLITE_SYNCHRONOUS}"`,
+    );
+  }
+
   const egress = env.EGRESS_POLICY || 'allow-all';
   if (egress !== 'allow-all' && egress !== 'public-only') {
     throw new ConfigError(`EGRESS_POLICY must be allow-all or public-only, got "${egress}"`);
@@ -94,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     databaseUrl,
+    sqliteSynchronous: synchronous,
     smtpUrl: env.SMTP_URL || undefined,
     egressPolicy: egress,
     logLevel,

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   limit_reached: 422,
   rate_limited: 429,
   internal_error: 500,
+  bad_gateway: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

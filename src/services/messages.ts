@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { HAR_LIMITS, messagesFromHar } from '../capture/har.js';
 import type { MessageView, NewMessage, StoredMessage } from '../capture/message.js';
 import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
 import { AppError, notFound } from '../domain/errors.js';
@@ -142,6 +143,31 @@ export class MessageService {
       await messagesRepo.countReceived(trx, bucketKey, rows.length);
     });
     return rows.map((row) => row.id);
+  }
+
+  /** `POST /buckets/<key>/har`: every entry of a HAR document becomes a message, in one transaction. */
+  async importHar(principal: Principal, bucketKey: string, har: unknown): Promise<string[]> {
+    await this.deps.buckets.require(principal, bucketKey);
+    return this.recordMany(bucketKey, messagesFromHar(har, nowFloat()));
+  }
+
+  /**
+   * The messages of a window with their bodies, oldest first (HAR export): at most `limit`, capped
+   * at the export limit; `truncated` when the window holds more.
+   */
+  async exportWindow(
+    principal: Principal,
+    bucketKey: string,
+    window: { since?: number | undefined; before?: number | undefined; limit?: number | undefined },
+  ): Promise<{ messages: StoredMessage[]; limit: number; truncated: boolean }> {
+    await this.deps.buckets.require(principal, bucketKey);
+    const limit = Math.min(window.limit ?? HAR_LIMITS.exportEntries, HAR_LIMITS.exportEntries);
+    const rows = await messagesRepo.window(this.deps.store.db, bucketKey, {
+      since: window.since,
+      before: window.before,
+      limit: limit + 1,
+    });
+    return { messages: rows.slice(0, limit).map(toMessage), limit, truncated: rows.length > limit };
   }
 
   async list(

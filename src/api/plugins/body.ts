@@ -2,6 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads any body as raw bytes (capture, gateway), so it needs no Content-Type. */
+    rawBody?: boolean;
+  }
+}
+
 /**
  * Finds the JSON pointer of the first string (or key) holding a NUL character, which the stores cannot
  * keep. Iterative, so hostile nesting depth cannot exhaust the stack.
@@ -102,6 +109,7 @@ export function registerJsonBody(app: FastifyInstance): void {
   });
 
   app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.rawBody === true) return done();
     const length = request.headers['content-length'];
     const hasBody =
       (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;

@@ -4,7 +4,6 @@
  * the run's requests, and closes them at the end. Every connection goes through the egress policy and
  * every exchange reports per-phase timings.
  */
-import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +13,7 @@ import { type Timings, ZERO_TIMINGS } from '../../domain/results.js';
 import { ConnectFailure, type ConnectionState, type ConnectTimings, originConnector } from './connector.js';
 import { type BodyLimits, BodySink } from './decode.js';
 import { type EgressPolicy, policyLookup, type Resolver } from './egress.js';
+import { VERSION } from '../../config/version.js';
 
 export interface OutboundRequest {
   method: string;
@@ -101,18 +101,8 @@ export interface HttpSession {
   close(): Promise<void>;
 }
 
-function packageVersion(): string {
-  try {
-    const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-    const version: unknown = (JSON.parse(text) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** Sent when the request names no user agent. */
-export const USER_AGENT = `Vigil/${packageVersion()}`;
+export const USER_AGENT = `Vigil/${VERSION}`;
 
 const DEFAULT_MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 const MAX_REDIRECTS = 10;
