@@ -8,6 +8,7 @@ import { Worker } from './jobs/worker.js';
 import { createEngine, type SubtestPort } from './runner/engine.js';
 import { LazyScriptSandbox } from './runner/lazy-sandbox.js';
 import { AccountService } from './services/accounts.js';
+import { ApplicationService } from './services/applications.js';
 import { BucketService } from './services/buckets.js';
 import { EnvironmentService } from './services/environments.js';
 import { MessageService } from './services/messages.js';
@@ -52,6 +53,7 @@ export function createServices(
   const tokens = new TokenService({ store });
   const buckets = new BucketService({ store });
   const accounts = new AccountService({ store, tokens, buckets });
+  const applications = new ApplicationService({ store, tokens });
   const tests = new TestService({ store, buckets });
   const steps = new StepService({ tests });
   const environments = new EnvironmentService({ store, buckets, tests });
@@ -81,7 +83,7 @@ export function createServices(
     },
   });
   const messages = new MessageService({ store, buckets });
-  return { tokens, accounts, buckets, tests, steps, environments, schedules, runs, messages };
+  return { tokens, accounts, applications, buckets, tests, steps, environments, schedules, runs, messages };
 }
 
 export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous'>): Store {

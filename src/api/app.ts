@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
 import { compileBodySchema, createParamsAjv, toValidationError } from '../services/validation.js';
 import { accountRoutes } from './account/routes.js';
+import { applicationRoutes } from './applications/routes.js';
 import { bucketRoutes } from './buckets/routes.js';
 import type { ApiContext } from './context.js';
 import { environmentRoutes } from './environments/routes.js';
@@ -149,6 +150,7 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   // The docs UI's own routes are public.
   await app.register(publicRoutes(ctx));
   await app.register(accountRoutes(ctx));
+  await app.register(applicationRoutes(ctx));
   await app.register(bucketRoutes(ctx));
   await app.register(testRoutes(ctx));
   await app.register(stepRoutes(ctx));

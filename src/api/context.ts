@@ -1,5 +1,6 @@
 import type { EgressPolicy } from '../runner/http/egress.js';
 import type { AccountService } from '../services/accounts.js';
+import type { ApplicationService } from '../services/applications.js';
 import type { BucketService } from '../services/buckets.js';
 import type { EnvironmentService } from '../services/environments.js';
 import type { MessageService } from '../services/messages.js';
@@ -13,6 +14,7 @@ import type { Store } from '../store/store.js';
 export interface Services {
   tokens: TokenService;
   accounts: AccountService;
+  applications: ApplicationService;
   buckets: BucketService;
   tests: TestService;
   steps: StepService;

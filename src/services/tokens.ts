@@ -1,6 +1,7 @@
-import { hashSecret, newId, newSecret, nowSeconds } from '../domain/ids.js';
+import { notFound } from '../domain/errors.js';
+import { hashSecret, isUuid, newId, newSecret, nowSeconds } from '../domain/ids.js';
 import { isScope, SCOPES, type Scope } from '../domain/scopes.js';
-import { tokensRepo } from '../store/repositories/tokens.js';
+import { type TokenSummary, tokensRepo } from '../store/repositories/tokens.js';
 import type { Executor, Store } from '../store/store.js';
 import type { Principal } from './principal.js';
 
@@ -14,6 +15,9 @@ export interface IssuedToken {
   id: string;
   token: string;
 }
+
+/** A live token as its account sees it (DESIGN §2: never the token or its hash). */
+export type TokenView = Omit<TokenSummary, 'scopes'> & { scopes: Scope[] };
 
 export class TokenService {
   constructor(private readonly deps: { store: Store }) {}
@@ -66,7 +70,14 @@ export class TokenService {
    */
   async createApplication(
     db: Executor,
-    options: { accountId: string; name: string; websiteUrl: string; callbackUrl: string },
+    options: {
+      accountId: string;
+      name: string;
+      websiteUrl: string;
+      callbackUrl: string;
+      /** A client that cannot keep its secret (browser, mobile); it will have to use PKCE. */
+      isPublic?: boolean;
+    },
   ): Promise<{ clientId: string; clientSecret: string; accessToken: string }> {
     const clientId = newId();
     const clientSecret = newSecret(CLIENT_SECRET_PREFIX);
@@ -77,7 +88,7 @@ export class TokenService {
       website_url: options.websiteUrl,
       callback_url: options.callbackUrl,
       secret_hash: hashSecret(clientSecret),
-      is_public: 0,
+      is_public: options.isPublic ? 1 : 0,
       created_at: nowSeconds(),
     });
     const { token } = await this.issue(db, {
@@ -87,5 +98,34 @@ export class TokenService {
       kind: 'personal',
     });
     return { clientId, clientSecret, accessToken: token };
+  }
+
+  /** Personal tokens belong to the account holder; OAuth tokens were granted to an application. */
+  async isPersonal(principal: Principal): Promise<boolean> {
+    return (await tokensRepo.kindOf(this.deps.store.db, principal.tokenId)) === 'personal';
+  }
+
+  /** A new secret for the account's application, shown once; the old one stops matching. */
+  async rotateClientSecret(db: Executor, accountId: string, clientId: string): Promise<string> {
+    const clientSecret = newSecret(CLIENT_SECRET_PREFIX);
+    const updated =
+      isUuid(clientId) &&
+      (await tokensRepo.updateClientSecret(db, accountId, clientId, hashSecret(clientSecret)));
+    if (!updated) throw notFound(`Application ${clientId}`);
+    return clientSecret;
+  }
+
+  /** The account's live tokens, newest first. */
+  async listForAccount(principal: Principal): Promise<TokenView[]> {
+    const rows = await tokensRepo.listLive(this.deps.store.db, principal.accountId);
+    return rows.map((row) => ({ ...row, scopes: row.scopes.split(' ').filter(isScope) }));
+  }
+
+  /** Revokes one of the account's live tokens; it fails from the next request on. */
+  async revoke(principal: Principal, tokenId: string): Promise<void> {
+    const revoked =
+      isUuid(tokenId) &&
+      (await tokensRepo.revoke(this.deps.store.db, principal.accountId, tokenId, nowSeconds()));
+    if (!revoked) throw notFound(`Token ${tokenId}`);
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { Actor, Principal } from '../../services/principal.js';
@@ -11,6 +11,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     scope?: Scope | null;
+    personalToken?: boolean;
   }
 }
 
@@ -32,25 +33,22 @@ export function actorOf(request: FastifyRequest): Actor {
 /**
  * Bearer authentication and scope checks (DESIGN §2) on every route. Each route states the scope it
  * needs in `config.scope` (GET routes default to api:read; any other route must say, or boot fails);
- * `scope: null` marks a public route.
+ * `scope: null` marks a public route. `personalToken: true` also refuses OAuth tokens granted to
+ * applications (routes that manage credentials). The OpenAPI document shows both on each operation as
+ * `x-vigil-scope` and `x-vigil-personal-token`.
  */
 export function registerAuth(app: FastifyInstance, tokens: TokenService): void {
   app.decorateRequest('principal', null);
 
   app.addHook('onRoute', (route) => {
     const config = (route.config ?? {}) as RouteConfig;
-    if (config.scope !== undefined) return;
-    // The API docs page and its assets are public.
-    if (route.url === '/docs' || route.url.startsWith('/docs/')) {
-      route.config = { ...config, scope: null };
-      return;
-    }
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.every((m) => m === 'GET' || m === 'HEAD')) {
-      route.config = { ...config, scope: 'api:read' };
-      return;
-    }
-    throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope`);
+    const scope = config.scope !== undefined ? config.scope : defaultScope(route);
+    route.config = { ...config, scope };
+    if (scope === null) return;
+    route.schema = Object.assign({}, route.schema, {
+      'x-vigil-scope': scope,
+      ...(config.personalToken && { 'x-vigil-personal-token': true }),
+    });
   });
 
   app.addHook('onRequest', async (request) => {
@@ -65,6 +63,21 @@ export function registerAuth(app: FastifyInstance, tokens: TokenService): void {
     if (!principal.scopes.has(scope)) {
       throw new AppError('forbidden', `The access token lacks the scope ${scope}, which this endpoint needs`);
     }
+    if (request.routeOptions.config.personalToken && !(await tokens.isPersonal(principal))) {
+      throw new AppError(
+        'forbidden',
+        'This endpoint manages credentials and needs a personal access token; tokens granted to applications may not use it',
+      );
+    }
     request.principal = principal;
   });
+}
+
+/** The scope of a route that does not name one: none for the docs pages, api:read for reads. */
+function defaultScope(route: RouteOptions): Scope | null {
+  // The API docs page and its assets are public.
+  if (route.url === '/docs' || route.url.startsWith('/docs/')) return null;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (methods.every((m) => m === 'GET' || m === 'HEAD')) return 'api:read';
+  throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope`);
 }

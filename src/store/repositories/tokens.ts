@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { ClientApplicationTable } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
@@ -11,6 +11,30 @@ export interface TokenWithAccount {
   name: string;
   email: string;
 }
+
+/** A client application as its owner sees it: everything but the secret's hash. */
+export type ClientApplication = Omit<Selectable<ClientApplicationTable>, 'secret_hash'>;
+
+/** A live token as its account lists it: never the token or its hash. */
+export interface TokenSummary {
+  id: string;
+  kind: 'personal' | 'oauth';
+  client_id: string | null;
+  client_name: string | null;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+const CLIENT_COLUMNS = [
+  'client_id',
+  'account_id',
+  'name',
+  'website_url',
+  'callback_url',
+  'is_public',
+  'created_at',
+] as const;
 
 const liveTokenByHash = preparedQuery<{ tokenHash: string }, TokenWithAccount>(['tokenHash'], (db, p) =>
   db
@@ -58,5 +82,95 @@ export const tokensRepo = {
 
   async insertClient(db: Executor, client: Insertable<ClientApplicationTable>): Promise<void> {
     await db.insertInto('client_applications').values(client).execute();
+  },
+  async findClient(
+    db: Executor,
+    accountId: string,
+    clientId: string,
+  ): Promise<ClientApplication | undefined> {
+    return db
+      .selectFrom('client_applications')
+      .select(CLIENT_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+  },
+
+  async listClients(db: Executor, accountId: string): Promise<ClientApplication[]> {
+    return db
+      .selectFrom('client_applications')
+      .select(CLIENT_COLUMNS)
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('client_id')
+      .execute();
+  },
+
+  /** Replaces the secret's hash; false when the account has no such application. */
+  async updateClientSecret(
+    db: Executor,
+    accountId: string,
+    clientId: string,
+    secretHash: string,
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('client_applications')
+      .set({ secret_hash: secretHash })
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Deletes the application; its tokens go with it (access_tokens.client_id cascades). */
+  async deleteClient(db: Executor, accountId: string, clientId: string): Promise<boolean> {
+    const result = await db
+      .deleteFrom('client_applications')
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  async kindOf(db: Executor, tokenId: string): Promise<'personal' | 'oauth' | undefined> {
+    const row = await db
+      .selectFrom('access_tokens')
+      .select('kind')
+      .where('id', '=', tokenId)
+      .executeTakeFirst();
+    return row?.kind;
+  },
+
+  /** The account's unrevoked tokens with the name of the application each was issued to, newest first. */
+  async listLive(db: Executor, accountId: string): Promise<TokenSummary[]> {
+    return db
+      .selectFrom('access_tokens')
+      .leftJoin('client_applications', 'client_applications.client_id', 'access_tokens.client_id')
+      .select([
+        'access_tokens.id',
+        'access_tokens.kind',
+        'access_tokens.client_id',
+        'client_applications.name as client_name',
+        'access_tokens.scopes',
+        'access_tokens.created_at',
+        'access_tokens.last_used_at',
+      ])
+      .where('access_tokens.account_id', '=', accountId)
+      .where('access_tokens.revoked_at', 'is', null)
+      .orderBy('access_tokens.created_at', 'desc')
+      .orderBy('access_tokens.id')
+      .execute();
+  },
+
+  /** Marks a live token of the account revoked; false when there is none with this id. */
+  async revoke(db: Executor, accountId: string, tokenId: string, now: number): Promise<boolean> {
+    const result = await db
+      .updateTable('access_tokens')
+      .set({ revoked_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', '=', tokenId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   },
 };
