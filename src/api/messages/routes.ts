@@ -48,7 +48,13 @@ export const messageRoutes =
           body: Type.Unsafe<unknown>({
             description:
               'A message (request, response or both, unique_identifier) or an array of at most 50 of them; fields are checked item by item',
-            anyOf: [MESSAGE_INPUT, { type: 'array', items: MESSAGE_INPUT }],
+            anyOf: [
+              MESSAGE_INPUT,
+              {
+                type: 'array',
+                items: { description: 'A message; an item that is not an object fails alone (51001)' },
+              },
+            ],
             // Checked by the service after the bucket, so that a foreign bucket answers 404 first.
             'x-optional-body': true,
           }),

@@ -33,6 +33,27 @@ function findNul(root: unknown): string | undefined {
   return undefined;
 }
 
+/** Deepest nesting of arrays and objects any body may have; deeper JSON is refused unparsed. */
+export const MAX_JSON_DEPTH = 16_384;
+
+/** True when the JSON text nests arrays or objects deeper than `limit` (strings are skipped). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
 /** The JSON pointer of the first number that is not finite; iterative like findNul. */
 function findInfinite(root: unknown): string | undefined {
   const stack: [unknown, string][] = [[root, '']];
@@ -64,6 +85,12 @@ export function registerJsonBody(app: FastifyInstance): void {
           'invalid_json',
           'The request body is empty: send a JSON value, or no body and no Content-Type header',
         ),
+        undefined,
+      );
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(
+        new AppError('validation_failed', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`, '/'),
         undefined,
       );
     }
