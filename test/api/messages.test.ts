@@ -211,7 +211,7 @@ await describeApi('messages', (get) => {
       mixed.data.map((r: { status: string }) => r.status),
       ['success', 'error', 'error', 'success'],
     );
-    assert.equal(mixed.data[1].error.code, 51001);
+    assert.equal(mixed.data[1]?.error?.code, 51001);
     assert.equal(mixed.meta.error_count, 2);
     assert.equal((await list(key)).length, 2);
     for (const body of ['"text"', '42']) {
