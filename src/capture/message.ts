@@ -61,6 +61,49 @@ export interface StoredMessage extends NewMessage {
   shared: boolean;
 }
 
+/** What a list shows of a request: no headers, parameters or body. */
+export type RequestSummary = Pick<
+  MessageRequest,
+  'method' | 'url' | 'scheme' | 'host' | 'path' | 'timestamp' | 'body_encoding' | 'size_bytes'
+>;
+export type ResponseSummary = Pick<
+  MessageResponse,
+  'status' | 'reason' | 'timestamp' | 'response_time' | 'body_encoding' | 'size_bytes'
+>;
+
+/** A list item: the message without headers, parameters and bodies (the detail has them). */
+export interface ListedMessage extends Omit<StoredMessage, 'request' | 'response'> {
+  request: RequestSummary | null;
+  response: ResponseSummary | null;
+}
+
+export function summarize(message: Pick<NewMessage, 'request' | 'response'>): {
+  request: RequestSummary | null;
+  response: ResponseSummary | null;
+} {
+  const { request, response } = message;
+  return {
+    request: request && {
+      method: request.method,
+      url: request.url,
+      scheme: request.scheme,
+      host: request.host,
+      path: request.path,
+      timestamp: request.timestamp,
+      body_encoding: request.body_encoding,
+      size_bytes: request.size_bytes,
+    },
+    response: response && {
+      status: response.status,
+      reason: response.reason,
+      timestamp: response.timestamp,
+      response_time: response.response_time,
+      body_encoding: response.body_encoding,
+      size_bytes: response.size_bytes,
+    },
+  };
+}
+
 /** A message is in the error view when its response status is ≥ 400 or it has no response. */
 export function isErrorExchange(message: Pick<NewMessage, 'response'>): boolean {
   return message.response === null || message.response.status >= 400;

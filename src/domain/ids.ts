@@ -2,6 +2,19 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
+/**
+ * A UUID version 7: 48 bits of Unix milliseconds, then random bits. Ids made later sort later, so
+ * rows keyed by them are appended to their index instead of landing on a random page.
+ */
+export function newTimeOrderedId(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A bucket key: 12 lowercase alphanumerics (DESIGN §3). */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { HAR_LIMITS, messagesFromHar } from '../capture/har.js';
-import type { MessageView, NewMessage, StoredMessage } from '../capture/message.js';
+import type { ListedMessage, MessageView, NewMessage, StoredMessage } from '../capture/message.js';
 import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
 import { AppError, notFound } from '../domain/errors.js';
-import { isUuid, newId, nowFloat } from '../domain/ids.js';
+import { isUuid, newTimeOrderedId, nowFloat } from '../domain/ids.js';
 import type { MessageRow } from '../store/database.js';
-import { messageRow, messagesRepo, toMessage } from '../store/repositories/messages.js';
+import { messageRow, messagesRepo, toListedMessage, toMessage } from '../store/repositories/messages.js';
 import type { Executor, Store } from '../store/store.js';
 import type { BucketService } from './buckets.js';
 import type { Principal } from './principal.js';
@@ -72,7 +72,7 @@ export class MessageService {
           uuid = await this.mergePair(trx, bucketKey, message);
         }
         if (uuid === null) {
-          uuid = newId();
+          uuid = newTimeOrderedId();
           inserts.push(messageRow(uuid, bucketKey, message, receivedAt));
           added++;
         }
@@ -126,7 +126,7 @@ export class MessageService {
   }
 
   /** Stores one exchange the service recorded itself (capture, gateway, replay, HAR import). */
-  async record(bucketKey: string, message: NewMessage, id: string = newId()): Promise<string> {
+  async record(bucketKey: string, message: NewMessage, id: string = newTimeOrderedId()): Promise<string> {
     await this.deps.store.transaction(async (trx) => {
       await messagesRepo.insert(trx, [messageRow(id, bucketKey, message, nowFloat())]);
       await messagesRepo.countReceived(trx, bucketKey, 1);
@@ -137,7 +137,7 @@ export class MessageService {
   /** Stores several recorded exchanges in one transaction (HAR import). */
   async recordMany(bucketKey: string, messages: readonly NewMessage[]): Promise<string[]> {
     const now = nowFloat();
-    const rows = messages.map((message) => messageRow(newId(), bucketKey, message, now));
+    const rows = messages.map((message) => messageRow(newTimeOrderedId(), bucketKey, message, now));
     await this.deps.store.transaction(async (trx) => {
       for (let i = 0; i < rows.length; i += 100) await messagesRepo.insert(trx, rows.slice(i, i + 100));
       await messagesRepo.countReceived(trx, bucketKey, rows.length);
@@ -175,7 +175,7 @@ export class MessageService {
     bucketKey: string,
     view: MessageView,
     page: { count?: number | undefined; since?: number | undefined; before?: number | undefined },
-  ): Promise<StoredMessage[]> {
+  ): Promise<ListedMessage[]> {
     await this.deps.buckets.require(principal, bucketKey);
     const count = Math.min(page.count ?? MESSAGES_PAGE.default, MESSAGES_PAGE.max);
     const rows = await messagesRepo.list(this.deps.store.db, bucketKey, view, {
@@ -183,7 +183,7 @@ export class MessageService {
       since: page.since,
       before: page.before,
     });
-    return rows.map(toMessage);
+    return rows.map(toListedMessage);
   }
 
   async detail(principal: Principal, bucketKey: string, uuid: string): Promise<StoredMessage> {

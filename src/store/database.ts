@@ -220,6 +220,8 @@ export interface MessageTable {
   share_token: string | null;
   shared_at: number | null;
   note: string | null;
+  /** What a list shows of the exchange (JSON): no headers, parameters or bodies. */
+  summary: string;
   /** The request without its body (JSON); null for a response-only message. */
   request_meta: string | null;
   response_meta: string | null;

@@ -1,14 +1,8 @@
-import type { StoredMessage } from '../../capture/message.js';
+import type { ListedMessage } from '../../capture/message.js';
 
-/** A message without its bodies, for lists. */
-export function presentListItem(message: StoredMessage) {
-  const { request, response, ...rest } = message;
-  const strip = <T extends { body: string }>(part: T | null) => {
-    if (part === null) return null;
-    const { body: _body, ...meta } = part;
-    return meta;
-  };
-  return { ...rest, request: strip(request), response: strip(response) };
+/** A list item as the API shows it. */
+export function presentListItem(message: ListedMessage): ListedMessage {
+  return message;
 }
 
 export function publicUrl(base: string, token: string): string {

@@ -38,11 +38,14 @@ const messageProperties = {
   note: Nullable(Type.String()),
 };
 
-/** A list item (spec 4.5): the exchange without bodies. */
+const { params: _params, headers: _requestHeaders, form: _form, ...requestSummary } = requestProperties;
+const { headers: _responseHeaders, ...responseSummary } = responseProperties;
+
+/** A list item (spec 4.5): the exchange without bodies, headers and parameters (the detail has them). */
 export const MessageListItem = Type.Object({
   ...messageProperties,
-  request: Type.Union([Type.Object(requestProperties), Type.Null()]),
-  response: Type.Union([Type.Object(responseProperties), Type.Null()]),
+  request: Type.Union([Type.Object(requestSummary), Type.Null()]),
+  response: Type.Union([Type.Object(responseSummary), Type.Null()]),
 });
 
 /** The detail (spec 2.8) with bodies: plain text, or Base64 with `body_encoding: base64`. */

@@ -6,7 +6,7 @@ import { Gateway, gatewayTarget } from '../../capture/gateway.js';
 import type { NewMessage } from '../../capture/message.js';
 import { replayRequest } from '../../capture/replay.js';
 import { AppError, conflict, notFound } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
+import { newTimeOrderedId } from '../../domain/ids.js';
 import { BUCKET_KEY_PATTERN } from '../../services/buckets.js';
 import { bucketsRepo } from '../../store/repositories/buckets.js';
 import type { ApiContext } from '../context.js';
@@ -109,7 +109,7 @@ const recordingRoutes =
       const { bucket_key } = request.params as { bucket_key: string };
       const rest = /^\/gateway\/[^/?]*\/?(.*)$/s.exec(request.url)?.[1] ?? '';
       const target = gatewayTarget(rest);
-      const id = newId();
+      const id = newTimeOrderedId();
       const gone = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) gone.abort();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations must not depend on the evolving Database type
 export async function up(db: Kysely<any>): Promise<void> {
@@ -14,6 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('share_token', 'text', (c) => c.unique())
     .addColumn('shared_at', 'double precision')
     .addColumn('note', 'text')
+    .addColumn('summary', 'text', (c) => c.notNull())
     .addColumn('request_meta', 'text')
     .addColumn('response_meta', 'text')
     .addColumn('request_body', 'text')
@@ -34,10 +35,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('messages')
     .columns(['bucket_key', 'source', 'timestamp', 'id'])
     .execute();
+  // Partial: most messages have no identifier and are never shared, and would otherwise fill these
+  // indexes with entries in random order.
   await db.schema
     .createIndex('messages_bucket_identifier')
     .on('messages')
     .columns(['bucket_key', 'unique_identifier'])
+    .where(sql.ref('unique_identifier'), 'is not', null)
     .execute();
   await db.schema
     .createIndex('messages_bucket_received')
@@ -48,6 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('messages_bucket_shared')
     .on('messages')
     .columns(['bucket_key', 'shared_at', 'id'])
+    .where(sql.ref('shared_at'), 'is not', null)
     .execute();
 
   await db.schema

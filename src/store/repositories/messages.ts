@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type {
+  ListedMessage,
   MessageRequest,
   MessageResponse,
   MessageView,
   NewMessage,
   StoredMessage,
 } from '../../capture/message.js';
-import { isErrorExchange } from '../../capture/message.js';
+import { isErrorExchange, summarize } from '../../capture/message.js';
 import type { MessageRow } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
@@ -23,8 +24,7 @@ const LIST_COLUMNS = [
   'share_token',
   'shared_at',
   'note',
-  'request_meta',
-  'response_meta',
+  'summary',
 ] as const;
 
 export type MessageListRow = Pick<MessageRow, (typeof LIST_COLUMNS)[number]>;
@@ -55,6 +55,7 @@ export function messageRow(
     share_token: null,
     shared_at: null,
     note: message.note,
+    summary: JSON.stringify(summarize(message)),
     request_meta: message.request ? JSON.stringify(withoutBody(message.request)) : null,
     response_meta: message.response ? JSON.stringify(withoutBody(message.response)) : null,
     request_body: message.request ? message.request.body : null,
@@ -62,10 +63,25 @@ export function messageRow(
   };
 }
 
-/** A stored message; without bodies for list rows (`body` is then ""). */
-export function toMessage(
-  row: MessageListRow & Partial<Pick<MessageRow, 'request_body' | 'response_body'>>,
-): StoredMessage {
+/** A list item from its row. */
+export function toListedMessage(row: MessageListRow): ListedMessage {
+  const { request, response } = JSON.parse(row.summary) as Pick<ListedMessage, 'request' | 'response'>;
+  return {
+    uuid: row.id,
+    bucket_key: row.bucket_key,
+    source: row.source as ListedMessage['source'],
+    unique_identifier: row.unique_identifier,
+    received_at: row.received_at,
+    timestamp: row.timestamp,
+    shared: row.share_token !== null,
+    note: row.note,
+    request,
+    response,
+  };
+}
+
+/** A stored message with its bodies. */
+export function toMessage(row: MessageRow): StoredMessage {
   const request = row.request_meta
     ? ({ ...(JSON.parse(row.request_meta) as RequestMeta), body: row.request_body ?? '' } as MessageRequest)
     : null;
