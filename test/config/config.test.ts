@@ -33,6 +33,12 @@ describe('configuration from the environment', () => {
       [{ EGRESS_POLICY: 'open' }, /EGRESS_POLICY/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ BODY_LIMIT: '-1' }, /BODY_LIMIT/],
+      [{ SQLITE_SYNCHRONOUS: 'OFF' }, /SQLITE_SYNCHRONOUS/],
+      [{ REGION: 'Not A Region' }, /REGION/],
+      [{ WORKER_CONCURRENCY: '0' }, /WORKER_CONCURRENCY/],
+      [{ RESPONSE_BODY_LIMIT: '10' }, /RESPONSE_BODY_LIMIT/],
+      [{ RUN_TIMEOUT: 'soon' }, /RUN_TIMEOUT/],
+      [{ RESULTS_KEEP_FULL: '0' }, /RESULTS_KEEP_FULL/],
     ];
     for (const [env, message] of cases)
       assert.throws(
@@ -44,5 +50,15 @@ describe('configuration from the environment', () => {
   test('a PostgreSQL URL selects PostgreSQL', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');
     assert.equal(loadConfig({ EGRESS_POLICY: 'public-only' }).egressPolicy, 'public-only');
+  });
+
+  test('runner and store settings have defaults and take valid values', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.sqliteSynchronous, 'NORMAL');
+    assert.equal(defaults.region, 'local');
+    assert.equal(defaults.workerConcurrency, 10);
+    assert.equal(defaults.runTimeoutSeconds, 900);
+    assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'FULL');
+    assert.equal(loadConfig({ REGION: 'eu-west' }).region, 'eu-west');
   });
 });
