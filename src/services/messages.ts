@@ -88,7 +88,8 @@ export class MessageService {
       return {
         results,
         meta: {
-          success_count: results.filter((r) => r.status === 'success').length,
+          // Spec 2.8: success_count counts the items saved, those saved with a warning included.
+          success_count: results.filter((r) => r.status !== 'error').length,
           warning_count: results.filter((r) => r.status === 'warning').length,
           error_count: results.filter((r) => r.status === 'error').length,
         },

@@ -149,7 +149,7 @@ await describeApi('messages', (get) => {
     assert.equal(typeof warned!.warning!.more_info, 'string');
     assert.equal('error' in warned!, false);
     assert.equal(clean!.status, 'success');
-    assert.deepEqual(body.meta, { status: 'success', success_count: 1, warning_count: 1, error_count: 0 });
+    assert.deepEqual(body.meta, { status: 'success', success_count: 2, warning_count: 1, error_count: 0 });
     const saved = await detail(key, warned!.uuid!);
     assert.equal(saved.request.path, '/');
     assert.equal('cookies' in saved.request, false);
