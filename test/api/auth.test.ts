@@ -253,5 +253,6 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     assert.ok([200, 302].includes(docs.statusCode));
     const errors = await call({ method: 'GET', url: '/errors', as: null });
     assert.equal(errors.json().data.limit_reached, 422);
+    assert.deepEqual(Object.keys(errors.json().meta.message_codes).sort(), ['51001', '51006', '51109']);
   });
 });
