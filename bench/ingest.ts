@@ -39,15 +39,7 @@ import {
   tempDir,
   waitForHealth,
 } from './ingest/processes.js';
-
-function numberSetting(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min)
-    throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
-  return value;
-}
+import { numberSetting } from './shared/settings.js';
 
 const DURATION = numberSetting('BENCH_DURATION', 10, 1);
 const WARMUP = numberSetting('BENCH_WARMUP', 2, 0);

@@ -27,20 +27,12 @@ import {
   type UpstreamStats,
   type WorkerMessage,
 } from './runner/protocol.js';
+import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RESULTS_FILE = path.join(ROOT, 'bench/runner/results.json');
 /** Requests of one passing run. */
 const REQUESTS_PER_RUN = 3;
-
-function numberSetting(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min)
-    throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
-  return value;
-}
 
 const DURATION = numberSetting('BENCH_DURATION', 5, 0.1);
 const WARMUP = numberSetting('BENCH_WARMUP', 1, 0);

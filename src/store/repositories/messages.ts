@@ -63,9 +63,8 @@ export function messageRow(
   };
 }
 
-/** A list item from its row. */
-export function toListedMessage(row: MessageListRow): ListedMessage {
-  const { request, response } = JSON.parse(row.summary) as Pick<ListedMessage, 'request' | 'response'>;
+/** The fields every form of a message shares. */
+function messageFields(row: MessageListRow): Omit<ListedMessage, 'request' | 'response'> {
   return {
     uuid: row.id,
     bucket_key: row.bucket_key,
@@ -75,9 +74,13 @@ export function toListedMessage(row: MessageListRow): ListedMessage {
     timestamp: row.timestamp,
     shared: row.share_token !== null,
     note: row.note,
-    request,
-    response,
   };
+}
+
+/** A list item from its row. */
+export function toListedMessage(row: MessageListRow): ListedMessage {
+  const { request, response } = JSON.parse(row.summary) as Pick<ListedMessage, 'request' | 'response'>;
+  return { ...messageFields(row), request, response };
 }
 
 /** A stored message with its bodies. */
@@ -91,18 +94,7 @@ export function toMessage(row: MessageRow): StoredMessage {
         body: row.response_body ?? '',
       } as MessageResponse)
     : null;
-  return {
-    uuid: row.id,
-    bucket_key: row.bucket_key,
-    source: row.source as StoredMessage['source'],
-    unique_identifier: row.unique_identifier,
-    received_at: row.received_at,
-    timestamp: row.timestamp,
-    shared: row.share_token !== null,
-    note: row.note,
-    request,
-    response,
-  };
+  return { ...messageFields(row), request, response };
 }
 
 const byId = preparedQuery<{ bucketKey: string; id: string }, MessageRow>(['bucketKey', 'id'], (db, p) =>
