@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT, LOG_SERIALIZERS } from './api/app.js';
 import type { Services } from './api/context.js';
+import { SessionService } from './auth/sessions.js';
 import type { Config } from './config/config.js';
 import { LocalJobQueue } from './jobs/local-queue.js';
 import type { JobQueue } from './jobs/queue.js';
@@ -145,6 +146,8 @@ export async function createServer(
       publicUrl: config.publicUrl,
       egressPolicy: config.egressPolicy,
       responseBodyLimit: config.responseBodyLimit,
+      sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
+      signup: config.signup,
     },
     {
       bodyLimit: config.bodyLimit,

@@ -26,6 +26,9 @@ import { stepRoutes } from './steps/routes.js';
 import { testRoutes } from './tests/routes.js';
 import { trafficRoutes } from './traffic/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
+import { webRoutes } from './web/routes.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { checkCsrf } from '../auth/sessions.js';
 
 export interface AppOptions {
   bodyLimit: number;
@@ -162,6 +165,8 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(trafficRoutes(ctx));
   await app.register(harRoutes(ctx));
   await app.register(publicMessageRoutes(ctx));
+  await app.register(webRoutes(ctx));
+  await app.register(oauthRoutes(ctx, { current: (request) => ctx.sessions.current(request), checkCsrf }));
   await app.ready();
   return app;
 }

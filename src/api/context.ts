@@ -1,3 +1,4 @@
+import type { SessionService } from '../auth/sessions.js';
 import type { EgressPolicy } from '../runner/http/egress.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApplicationService } from '../services/applications.js';
@@ -33,4 +34,8 @@ export interface ApiContext {
   egressPolicy: EgressPolicy;
   /** Response body bytes kept in a message the gateway or replay stores (RESPONSE_BODY_LIMIT). */
   responseBodyLimit: number;
+  /** Browser sessions of the web pages (sign-in, account, OAuth consent). */
+  sessions: SessionService;
+  /** Whether the sign-up page accepts new accounts (SIGNUP). */
+  signup: 'open' | 'closed';
 }

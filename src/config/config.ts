@@ -31,6 +31,8 @@ export interface Config {
   resultsKeepFull: number;
   /** Newest runs per test kept at all (older ones are deleted). */
   resultsKeepSummary: number;
+  /** Whether the web sign-up page accepts new accounts. */
+  signup: 'open' | 'closed';
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const signup = env.SIGNUP || 'open';
+  if (signup !== 'open' && signup !== 'closed') {
+    throw new ConfigError(`SIGNUP must be open or closed, got "${signup}"`);
+  }
+
   return {
     port,
     host,
@@ -116,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runTimeoutSeconds: intSetting(env, 'RUN_TIMEOUT', 900, 1, 86_400),
     resultsKeepFull: intSetting(env, 'RESULTS_KEEP_FULL', 100, 1, 100_000),
     resultsKeepSummary: intSetting(env, 'RESULTS_KEEP_SUMMARY', 1000, 1, 1_000_000),
+    signup,
   };
 }

@@ -12,6 +12,7 @@ export interface Database {
   buckets: BucketTable;
   client_applications: ClientApplicationTable;
   access_tokens: AccessTokenTable;
+  oauth_codes: OAuthCodeTable;
   tests: TestTable;
   steps: StepTable;
   environments: EnvironmentTable;
@@ -22,6 +23,7 @@ export interface Database {
   jobs: JobTable;
   messages: MessageTable;
   bucket_usage: BucketUsageTable;
+  web_sessions: WebSessionTable;
 }
 
 export interface AccountTable {
@@ -82,6 +84,24 @@ export interface AccessTokenTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+}
+
+/** Authorization codes of the web application flow (spec 5): single use, valid 60 seconds. */
+export interface OAuthCodeTable {
+  /** SHA-256 of the code; the code itself is never stored. */
+  code_hash: string;
+  client_id: string;
+  account_id: string;
+  redirect_uri: string;
+  /** Space-separated scopes the user granted. */
+  scopes: string;
+  /** PKCE S256 challenge, or null when the client sent none. */
+  code_challenge: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** The access token the code was exchanged for; revoked if the code is presented again. */
+  token_id: string | null;
 }
 
 export interface TestTable {
@@ -233,6 +253,16 @@ export interface BucketUsageTable {
   bucket_key: string;
   /** Every message ever saved in the bucket, deleted ones included. */
   messages_received: number;
+}
+
+/** A signed-in browser. The session id is a secret, so only its SHA-256 is kept. */
+export interface WebSessionTable {
+  id_hash: string;
+  account_id: string;
+  /** Sent back in every form of the session and compared on each POST. */
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
 }
 
 export type MessageRow = Selectable<MessageTable>;

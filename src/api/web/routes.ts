@@ -1,0 +1,217 @@
+import { parse as parseQuery } from 'node:querystring';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { accountPage, messagePage, signInPage, signUpPage } from '../../auth/pages.js';
+import { CSRF_COOKIE, checkCsrf, readCookies } from '../../auth/sessions.js';
+import { SignInThrottle } from '../../auth/throttle.js';
+import { AppError } from '../../domain/errors.js';
+import { newSecret } from '../../domain/ids.js';
+import { MIN_SIGNUP_PASSWORD } from '../../services/accounts.js';
+import type { ApiContext } from '../context.js';
+import { toAppError } from '../plugins/errors.js';
+
+/** Pages style themselves inline and post only to this site; nothing loads, runs or frames them. */
+export const WEB_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Lifetime of the sign-in and sign-up forms' CSRF cookie, in seconds. */
+const CSRF_COOKIE_SECONDS = 2 * 60 * 60;
+/**
+ * The signed-in person's page. `/account` itself is the API's account resource (bearer tokens, JSON),
+ * so the page lives beside it.
+ */
+export const ACCOUNT_PAGE = '/profile';
+const DEFAULT_NEXT = ACCOUNT_PAGE;
+const FORM_LIMIT = 64 * 1024;
+
+/** Where to go after signing in: a path on this site, else the profile page. */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 2000) return DEFAULT_NEXT;
+  // Browsers read a backslash as a slash, so `/\evil.test` would leave the site too.
+  if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return DEFAULT_NEXT;
+  if (/[\u0000-\u001f\u007f]/.test(next)) return DEFAULT_NEXT;
+  return next;
+}
+
+/** One field of a form body; a repeated field keeps its first value, a missing one is ''. */
+function formField(body: unknown, name: string): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const value = (body as Record<string, unknown>)[name];
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : '';
+}
+
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+const forbiddenPage = () =>
+  messagePage({
+    title: 'Form expired',
+    message:
+      'The form was missing its security token, or the token did not match. Go back, reload the page and try again.',
+  });
+
+const signupClosedPage = () =>
+  messagePage({
+    title: 'Sign-up is closed',
+    message: 'This Vigil server does not accept new accounts. Ask its administrator for one.',
+    link: { href: '/signin', text: 'Sign in' },
+  });
+
+/**
+ * Server-rendered pages for people in a browser: sign-up, sign-in, sign-out and the account page.
+ * Real forms that work without JavaScript; a session cookie instead of a bearer token; every POST
+ * checks a CSRF token (a double-submit cookie before a session exists, the session's own after).
+ */
+export const webRoutes =
+  (ctx: ApiContext): FastifyPluginAsync =>
+  async (app) => {
+    const { sessions, signup } = ctx;
+    const { accounts } = ctx.services;
+    const throttle = new SignInThrottle();
+    const config = { scope: null };
+    const schema = { hide: true };
+
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_request, body, done) => done(null, parseQuery(body as string)),
+    );
+
+    app.addHook('onRequest', async (_request, reply) => {
+      reply
+        .header('Content-Security-Policy', WEB_PAGE_CSP)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Cache-Control', 'no-store')
+        .header('X-Frame-Options', 'DENY');
+    });
+
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error);
+      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      sendPage(
+        reply,
+        appError.status,
+        messagePage({ title: 'Something went wrong', message: appError.message }),
+      );
+    });
+
+    /** The pre-session CSRF token: the one the browser already holds, else a fresh one set as a cookie. */
+    const formToken = (request: FastifyRequest, reply: FastifyReply): string => {
+      const existing = readCookies(request).get(CSRF_COOKIE);
+      if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+      const token = newSecret();
+      sessions.setCookie(reply, CSRF_COOKIE, token, CSRF_COOKIE_SECONDS);
+      return token;
+    };
+
+    /** Whether a pre-session form came back with the token of the browser's CSRF cookie. */
+    const formTokenMatches = (request: FastifyRequest): boolean => {
+      const cookie = readCookies(request).get(CSRF_COOKIE);
+      return cookie !== undefined && checkCsrf({ csrfToken: cookie }, formField(request.body, 'csrf_token'));
+    };
+
+    app.get('/signin', { config, schema }, async (request, reply) => {
+      const next = safeNext((request.query as Record<string, unknown>).next);
+      if (await sessions.current(request)) return reply.redirect(next, 303);
+      return sendPage(
+        reply,
+        200,
+        signInPage({ csrfToken: formToken(request, reply), next, signup: signup === 'open' }),
+      );
+    });
+
+    app.post('/signin', { config, schema }, async (request, reply) => {
+      if (!formTokenMatches(request)) return sendPage(reply, 403, forbiddenPage());
+      const email = formField(request.body, 'email');
+      const password = formField(request.body, 'password');
+      const next = safeNext(formField(request.body, 'next'));
+      const retryAfter = throttle.retryAfter(email, request.ip);
+      if (retryAfter > 0) {
+        reply.header('Retry-After', String(retryAfter));
+        return sendPage(
+          reply,
+          429,
+          messagePage({
+            title: 'Too many attempts',
+            message: `There have been too many failed sign-ins. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+            link: { href: `/signin?next=${encodeURIComponent(next)}`, text: 'Back to sign-in' },
+          }),
+        );
+      }
+      const account = email && password ? await accounts.checkPassword(email, password) : null;
+      if (!account) {
+        throttle.failed(email, request.ip);
+        return sendPage(
+          reply,
+          401,
+          signInPage({
+            csrfToken: formToken(request, reply),
+            next,
+            email,
+            error: 'The email or password is not right.',
+            signup: signup === 'open',
+          }),
+        );
+      }
+      throttle.succeeded(email);
+      await sessions.create(reply, account.id);
+      return reply.redirect(next, 303);
+    });
+
+    app.get('/signup', { config, schema }, async (request, reply) => {
+      if (signup === 'closed') return sendPage(reply, 404, signupClosedPage());
+      return sendPage(
+        reply,
+        200,
+        signUpPage({ csrfToken: formToken(request, reply), minPassword: MIN_SIGNUP_PASSWORD }),
+      );
+    });
+
+    app.post('/signup', { config, schema }, async (request, reply) => {
+      if (signup === 'closed') return sendPage(reply, 404, signupClosedPage());
+      if (!formTokenMatches(request)) return sendPage(reply, 403, forbiddenPage());
+      const name = formField(request.body, 'name');
+      const email = formField(request.body, 'email');
+      let accountId: string;
+      try {
+        accountId = await accounts.register({ name, email, password: formField(request.body, 'password') });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return sendPage(
+          reply,
+          error.status,
+          signUpPage({
+            csrfToken: formToken(request, reply),
+            name,
+            email,
+            error: error.message.charAt(0).toUpperCase() + error.message.slice(1),
+            minPassword: MIN_SIGNUP_PASSWORD,
+          }),
+        );
+      }
+      await sessions.create(reply, accountId);
+      return reply.redirect(DEFAULT_NEXT, 303);
+    });
+
+    app.post('/signout', { config, schema }, async (request, reply) => {
+      const session = await sessions.current(request);
+      if (session && !checkCsrf(session, formField(request.body, 'csrf_token'))) {
+        return sendPage(reply, 403, forbiddenPage());
+      }
+      await sessions.destroy(request, reply);
+      return reply.redirect('/signin', 303);
+    });
+
+    app.get(ACCOUNT_PAGE, { config, schema }, async (request, reply) => {
+      const session = await sessions.current(request);
+      if (!session) return reply.redirect(`/signin?next=${encodeURIComponent(DEFAULT_NEXT)}`, 303);
+      const account = await accounts.get(session);
+      return sendPage(
+        reply,
+        200,
+        accountPage({ name: account.name, email: account.email, csrfToken: session.csrfToken }),
+      );
+    });
+  };
