@@ -133,7 +133,7 @@ export interface Server {
  */
 export async function createServer(
   config: Config,
-  options: { store?: Store; worker?: boolean } = {},
+  options: { store?: Store; worker?: boolean; logStream?: NodeJS.WritableStream } = {},
 ): Promise<Server> {
   const store = options.store ?? openStore(config);
   await store.migrate();
@@ -154,7 +154,12 @@ export async function createServer(
       logger:
         config.logLevel === 'silent'
           ? false
-          : { level: config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS },
+          : {
+              level: config.logLevel,
+              redact: LOG_REDACT,
+              serializers: LOG_SERIALIZERS,
+              ...(options.logStream && { stream: options.logStream }),
+            },
     },
   );
   const worker =

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
@@ -37,13 +38,23 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
   let callback: http.Server;
   let callbackUrl = '';
   const callbacks: URL[] = [];
+  /** The server's whole log, at trace level; no secret may appear in it. */
+  let logs = '';
+  /** Every secret value the flows handle. */
+  const secrets: string[] = ['correct horse battery'];
   let app: { client_id: string; client_secret: string };
 
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const config = { ...loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: base, LOG_LEVEL: 'silent' }), port };
-    server = await createServer(config, { worker: false });
+    const config = { ...loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: base, LOG_LEVEL: 'trace' }), port };
+    const logStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs += chunk.toString('utf8');
+        done();
+      },
+    });
+    server = await createServer(config, { worker: false, logStream });
     await server.app.listen({ port, host: '127.0.0.1' });
     const boot = await server.services.accounts.bootstrap({
       email: 'browser@example.com',
@@ -67,7 +78,15 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
       }),
     });
     assert.equal(created.status, 201, await created.clone().text());
-    app = ((await created.json()) as { data: { client_id: string; client_secret: string } }).data;
+    app = (
+      (await created.json()) as { data: { client_id: string; client_secret: string; access_token: string } }
+    ).data;
+    secrets.push(
+      boot.access_token,
+      boot.client_secret,
+      app.client_secret,
+      (app as { access_token?: string }).access_token ?? '',
+    );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     fs.mkdirSync('test-results', { recursive: true });
   });
@@ -122,6 +141,7 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
     assert.equal(landed.searchParams.get('state'), 'state-ok');
     const code = landed.searchParams.get('code');
     assert.ok(code);
+    secrets.push(code);
     const exchanged = await fetch(`${base}/signin/oauth/access_token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -135,6 +155,7 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
     });
     assert.equal(exchanged.status, 200, await exchanged.clone().text());
     const token = (await exchanged.json()) as { access_token: string; token_type: string };
+    secrets.push(token.access_token);
     assert.equal(token.token_type, 'bearer');
     const root = await fetch(`${base}/`, { headers: { authorization: `Bearer ${token.access_token}` } });
     assert.equal(root.status, 200);
@@ -162,5 +183,12 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
     assert.match(page.url(), /\/signin\/oauth\/authorize/);
     assert.ok(!callbacks.some((url) => url.searchParams.get('state') === 'state-bad'));
     await context.close();
+  });
+
+  test('no password, secret, code or token reaches the server log', () => {
+    assert.ok(logs.includes('/signin/oauth/access_token'), 'the log saw the flow');
+    for (const secret of secrets.filter((value) => value.length >= 8)) {
+      assert.ok(!logs.includes(secret), `a secret value appears in the log: ${secret.slice(0, 6)}…`);
+    }
   });
 });

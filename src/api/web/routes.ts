@@ -1,11 +1,19 @@
 import { parse as parseQuery } from 'node:querystring';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { accountPage, messagePage, signInPage, signUpPage } from '../../auth/pages.js';
-import { CSRF_COOKIE, checkCsrf, readCookies } from '../../auth/sessions.js';
+import {
+  accountPage,
+  type ApplicationFormValues,
+  applicationSecretPage,
+  messagePage,
+  signInPage,
+  signUpPage,
+} from '../../auth/pages.js';
+import { CSRF_COOKIE, checkCsrf, readCookies, type Session } from '../../auth/sessions.js';
 import { SignInThrottle } from '../../auth/throttle.js';
 import { AppError } from '../../domain/errors.js';
 import { newSecret } from '../../domain/ids.js';
 import { MIN_SIGNUP_PASSWORD } from '../../services/accounts.js';
+import type { Principal } from '../../services/principal.js';
 import type { ApiContext } from '../context.js';
 import { toAppError } from '../plugins/errors.js';
 
@@ -51,6 +59,34 @@ const forbiddenPage = () =>
       'The form was missing its security token, or the token did not match. Go back, reload the page and try again.',
   });
 
+/** Labels of the create-application form's fields, by the JSON pointer the service reports. */
+const APPLICATION_FIELDS: Record<string, string> = {
+  '/name': 'Name',
+  '/website_url': 'Website URL',
+  '/callback_url': 'Callback URL',
+};
+
+/** A validation message of the application service, worded for the form (`/name …` → `Name …`). */
+function formMessage(error: AppError): string {
+  const label = error.field === undefined ? undefined : APPLICATION_FIELDS[error.field];
+  if (label !== undefined && error.message.startsWith(`${error.field} `)) {
+    return `${label} ${error.message.slice(error.field!.length + 1)}.`;
+  }
+  return error.message.charAt(0).toUpperCase() + error.message.slice(1);
+}
+
+/**
+ * The session's account as the services expect a caller. The account page acts for the person
+ * themself, not through a token, so there is no token id and no scope set to narrow it.
+ */
+const sessionPrincipal = (session: Session): Principal => ({
+  accountId: session.accountId,
+  tokenId: '',
+  name: '',
+  email: '',
+  scopes: new Set(),
+});
+
 const signupClosedPage = () =>
   messagePage({
     title: 'Sign-up is closed',
@@ -67,7 +103,7 @@ export const webRoutes =
   (ctx: ApiContext): FastifyPluginAsync =>
   async (app) => {
     const { sessions, signup } = ctx;
-    const { accounts } = ctx.services;
+    const { accounts, applications, tokens } = ctx.services;
     const throttle = new SignInThrottle();
     const config = { scope: null };
     const schema = { hide: true };
@@ -204,14 +240,124 @@ export const webRoutes =
       return reply.redirect('/signin', 303);
     });
 
+    const toSignIn = (reply: FastifyReply) =>
+      reply.redirect(`/signin?next=${encodeURIComponent(DEFAULT_NEXT)}`, 303);
+
+    /**
+     * The session behind a form POST of the account page: a redirect to sign-in without one, a 403
+     * page when the form's CSRF token is not the session's; null once either reply is sent.
+     */
+    const postingSession = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
+      const session = await sessions.current(request);
+      if (!session) {
+        void toSignIn(reply);
+        return null;
+      }
+      if (!checkCsrf(session, formField(request.body, 'csrf_token'))) {
+        void sendPage(reply, 403, forbiddenPage());
+        return null;
+      }
+      return session;
+    };
+
+    const renderAccount = async (
+      reply: FastifyReply,
+      session: Session,
+      status: number,
+      form?: { values: ApplicationFormValues; error: string },
+    ) => {
+      const principal = sessionPrincipal(session);
+      const [account, applicationList, tokenList] = await Promise.all([
+        accounts.get(session),
+        applications.list(principal),
+        tokens.listForAccount(principal),
+      ]);
+      return sendPage(
+        reply,
+        status,
+        accountPage({
+          name: account.name,
+          email: account.email,
+          csrfToken: session.csrfToken,
+          applications: applicationList,
+          tokens: tokenList,
+          ...(form && { form: form.values, formError: form.error }),
+        }),
+      );
+    };
+
     app.get(ACCOUNT_PAGE, { config, schema }, async (request, reply) => {
       const session = await sessions.current(request);
-      if (!session) return reply.redirect(`/signin?next=${encodeURIComponent(DEFAULT_NEXT)}`, 303);
-      const account = await accounts.get(session);
+      if (!session) return toSignIn(reply);
+      return renderAccount(reply, session, 200);
+    });
+
+    app.post(`${ACCOUNT_PAGE}/applications`, { config, schema }, async (request, reply) => {
+      const session = await postingSession(request, reply);
+      if (!session) return reply;
+      const values: ApplicationFormValues = {
+        name: formField(request.body, 'name'),
+        website_url: formField(request.body, 'website_url'),
+        callback_url: formField(request.body, 'callback_url'),
+        is_public: formField(request.body, 'is_public') !== '',
+      };
+      let created: Awaited<ReturnType<typeof applications.create>>;
+      try {
+        created = await applications.create(sessionPrincipal(session), values);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return renderAccount(reply, session, 400, { values, error: formMessage(error) });
+      }
       return sendPage(
         reply,
         200,
-        accountPage({ name: account.name, email: account.email, csrfToken: session.csrfToken }),
+        applicationSecretPage({
+          title: 'Application created',
+          application: created.application,
+          clientSecret: created.clientSecret,
+          accessToken: created.accessToken,
+        }),
       );
     });
+
+    app.post<{ Params: { client_id: string } }>(
+      `${ACCOUNT_PAGE}/applications/:client_id/secret`,
+      { config, schema },
+      async (request, reply) => {
+        const session = await postingSession(request, reply);
+        if (!session) return reply;
+        const rotated = await applications.rotateSecret(sessionPrincipal(session), request.params.client_id);
+        return sendPage(
+          reply,
+          200,
+          applicationSecretPage({
+            title: 'New client secret',
+            application: rotated.application,
+            clientSecret: rotated.clientSecret,
+          }),
+        );
+      },
+    );
+
+    app.post<{ Params: { client_id: string } }>(
+      `${ACCOUNT_PAGE}/applications/:client_id/delete`,
+      { config, schema },
+      async (request, reply) => {
+        const session = await postingSession(request, reply);
+        if (!session) return reply;
+        await applications.delete(sessionPrincipal(session), request.params.client_id);
+        return reply.redirect(ACCOUNT_PAGE, 303);
+      },
+    );
+
+    app.post<{ Params: { token_id: string } }>(
+      `${ACCOUNT_PAGE}/tokens/:token_id/revoke`,
+      { config, schema },
+      async (request, reply) => {
+        const session = await postingSession(request, reply);
+        if (!session) return reply;
+        await tokens.revoke(sessionPrincipal(session), request.params.token_id);
+        return reply.redirect(ACCOUNT_PAGE, 303);
+      },
+    );
   };
