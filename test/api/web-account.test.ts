@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { hashSecret } from '../../src/domain/ids.js';
 import { describeApi } from '../helpers/api.js';
+import { injectPage } from '../helpers/web.js';
 
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -40,25 +41,7 @@ function assertPageHeaders(response: Response) {
 }
 
 await describeApi('web account page: applications and tokens', (get) => {
-  const inject = (options: {
-    method: 'GET' | 'POST';
-    url: string;
-    cookies?: Record<string, string>;
-    fields?: Record<string, string>;
-  }) =>
-    get().app.inject({
-      method: options.method,
-      url: options.url,
-      headers: {
-        ...(options.cookies && {
-          cookie: Object.entries(options.cookies)
-            .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
-            .join('; '),
-        }),
-        ...(options.fields && { 'content-type': 'application/x-www-form-urlencoded' }),
-      },
-      ...(options.fields && { payload: new URLSearchParams(options.fields).toString() }),
-    });
+  const inject = (options: Parameters<typeof injectPage>[1]) => injectPage(get().app, options);
 
   /** A signed-in browser: its session cookie and the CSRF token of its account page. */
   async function signIn(email: string): Promise<{ cookies: Record<string, string>; csrf: string }> {

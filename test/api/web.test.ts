@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { createServer } from '../../src/main.js';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
+import { injectPage } from '../helpers/web.js';
 
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -39,25 +40,7 @@ function assertPageHeaders(response: Response) {
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 await describeApi('web pages', (get) => {
-  const inject = (options: {
-    method: 'GET' | 'POST';
-    url: string;
-    cookies?: Record<string, string>;
-    fields?: Record<string, string>;
-  }) =>
-    get().app.inject({
-      method: options.method,
-      url: options.url,
-      headers: {
-        ...(options.cookies && {
-          cookie: Object.entries(options.cookies)
-            .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
-            .join('; '),
-        }),
-        ...(options.fields && { 'content-type': 'application/x-www-form-urlencoded' }),
-      },
-      ...(options.fields && { payload: form(options.fields) }),
-    });
+  const inject = (options: Parameters<typeof injectPage>[1]) => injectPage(get().app, options);
 
   /** The sign-in form's CSRF token and the matching cookie. */
   async function signInForm(): Promise<{ csrf: string; cookies: Record<string, string> }> {
