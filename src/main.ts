@@ -5,18 +5,28 @@ import { SessionService } from './auth/sessions.js';
 import type { Config } from './config/config.js';
 import { LocalJobQueue } from './jobs/local-queue.js';
 import type { JobQueue } from './jobs/queue.js';
+import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import { Worker } from './jobs/worker.js';
+import { createPoster } from './notify/http.js';
+import { smtpMailer } from './notify/mail.js';
 import { createEngine, type SubtestPort } from './runner/engine.js';
 import { LazyScriptSandbox } from './runner/lazy-sandbox.js';
 import { AccountService } from './services/accounts.js';
+import { AgentService } from './services/agents.js';
 import { ApplicationService } from './services/applications.js';
 import { BucketService } from './services/buckets.js';
 import { EnvironmentService } from './services/environments.js';
+import { IntegrationService } from './services/integrations.js';
 import { MessageService } from './services/messages.js';
+import { NotificationService } from './services/notifications.js';
 import { RunService } from './services/runs.js';
 import { ScheduleService } from './services/schedules.js';
 import { StepService } from './services/steps.js';
 import { TestService } from './services/tests.js';
+import { RunReaper } from './services/run-reaper.js';
+import { Scheduler } from './services/scheduler.js';
+import { TeamService } from './services/teams.js';
+import { WorkerRegistry } from './services/workers.js';
 import { TokenService } from './services/tokens.js';
 import { Store } from './store/store.js';
 
@@ -28,6 +38,12 @@ type RuntimeConfig = Pick<
   | 'runTimeoutSeconds'
   | 'resultsKeepFull'
   | 'resultsKeepSummary'
+  | 'publicUrl'
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'notifyRetries'
+  | 'notifyRetryDelay'
+  | 'pagerdutyEventsUrl'
 >;
 
 const RUNTIME_DEFAULTS: RuntimeConfig = {
@@ -37,19 +53,30 @@ const RUNTIME_DEFAULTS: RuntimeConfig = {
   runTimeoutSeconds: 900,
   resultsKeepFull: 100,
   resultsKeepSummary: 1000,
+  publicUrl: 'http://localhost:8080',
+  smtpUrl: undefined,
+  mailFrom: 'Vigil <vigil@localhost>',
+  notifyRetries: 5,
+  notifyRetryDelay: 30,
+  pagerdutyEventsUrl: 'https://events.pagerduty.com/v2/enqueue',
 };
 
-/** The parts that run tests: the queue, the script sandbox (threads start on first use) and the engine. */
+/** The parts that run tests: the queue, the script sandbox (threads start on first use), the process registry. */
 export interface Runtime {
   queue: JobQueue;
   scripts: LazyScriptSandbox;
+  registry: WorkerRegistry;
 }
 
 /** The one place that wires config → store → services → API. */
 export function createServices(
   store: Store,
   config: RuntimeConfig = RUNTIME_DEFAULTS,
-  runtime: Runtime = { queue: new LocalJobQueue(store), scripts: new LazyScriptSandbox() },
+  runtime: Runtime = {
+    queue: new LocalJobQueue(store),
+    scripts: new LazyScriptSandbox(),
+    registry: new WorkerRegistry({ store }),
+  },
 ): Services {
   const tokens = new TokenService({ store });
   const buckets = new BucketService({ store });
@@ -59,6 +86,10 @@ export function createServices(
   const steps = new StepService({ tests });
   const environments = new EnvironmentService({ store, buckets, tests });
   const schedules = new ScheduleService({ tests });
+  const teams = new TeamService({ store });
+  const integrations = new IntegrationService({ store, teams });
+  // Webhooks, Slack, PagerDuty and the browser-test partner go out through the egress policy.
+  const poster = createPoster({ egress: config.egressPolicy });
   // Subtests resolve through the run service, which itself drives the engine.
   const subtests: SubtestPort = {
     resolve: (step, parent, variables) => runs.subtestPort().resolve(step, parent, variables),
@@ -69,6 +100,25 @@ export function createServices(
     egress: config.egressPolicy,
     limits: { maxBodyBytes: config.responseBodyLimit, runTimeoutMs: config.runTimeoutSeconds * 1000 },
     subtests,
+    partner: integrations.partnerPort(poster),
+  });
+  const notifications = new NotificationService({
+    store,
+    queue: runtime.queue,
+    buckets,
+    tests,
+    teams,
+    integrations,
+    resolveEnvironment: (db, environment) => runs.resolveEnvironment(db, environment),
+    poster,
+    mailer: config.smtpUrl ? smtpMailer(config.smtpUrl) : null,
+    settings: {
+      publicUrl: config.publicUrl,
+      retries: config.notifyRetries,
+      retryDelaySeconds: config.notifyRetryDelay,
+      mailFrom: config.mailFrom,
+      pagerdutyEventsUrl: config.pagerdutyEventsUrl,
+    },
   });
   const runs: RunService = new RunService({
     store,
@@ -82,9 +132,26 @@ export function createServices(
       resultsKeepFull: config.resultsKeepFull,
       resultsKeepSummary: config.resultsKeepSummary,
     },
+    onFinished: (trx, runId) => notifications.onFinished(trx, runId),
   });
   const messages = new MessageService({ store, buckets });
-  return { tokens, accounts, applications, buckets, tests, steps, environments, schedules, runs, messages };
+  return {
+    tokens,
+    accounts,
+    applications,
+    buckets,
+    tests,
+    steps,
+    environments,
+    schedules,
+    runs,
+    messages,
+    teams,
+    integrations,
+    notifications,
+    workers: runtime.registry,
+    agents: new AgentService({ store, teams, runs, queue: runtime.queue, registry: runtime.registry }),
+  };
 }
 
 export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous'>): Store {
@@ -106,10 +173,27 @@ export function createWorker(
     concurrency: options.concurrency,
     regions: options.regions,
     handlers: {
-      'run-test': (payload, ctx) => services.runs.execute(payload.runId, ctx.signal),
+      'run-test': (payload, ctx) => services.runs.execute(payload.runId, ctx.signal, ctx.workerId),
+      'notify-run': async (payload) => {
+        await services.notifications.planRun(payload.runId);
+      },
+      'deliver-notification': (payload) =>
+        services.notifications.deliver(payload.notificationId, options.log),
+      'apply-retention': async () => {
+        await services.messages.applyRetention();
+      },
     },
-    onGiveUp: async (job, reason) => {
-      if (job.name === 'run-test') await services.runs.abandon(job.payload.runId, reason);
+    onGiveUp: async (job, reason, workerId) => {
+      // A run whose job failed on a live worker is handed over once; a run whose worker died is
+      // handed over by the run reaper, which sees the worker fall silent.
+      if (job.name === 'run-test')
+        await services.runs.handOver((job.payload as { runId: string }).runId, workerId, reason);
+      // A notification whose last delivery attempt failed is given up.
+      if (job.name === 'deliver-notification')
+        await services.notifications.markFailed(
+          (job.payload as { notificationId: string }).notificationId,
+          reason,
+        );
     },
     ...(options.log && { log: options.log }),
   });
@@ -117,28 +201,187 @@ export function createWorker(
 
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
+type ProcessConfig = Pick<
+  Config,
+  'databaseUrl' | 'runTimeoutSeconds' | 'workerDeadAfterSeconds' | 'workerConcurrency'
+>;
+
+/**
+ * The queue for the store: pg-boss on PostgreSQL, the embedded table queue on SQLite; and the
+ * registry of live processes.
+ */
+export async function createRuntime(
+  store: Store,
+  config: ProcessConfig,
+  log?: { error(obj: object, msg: string): void },
+): Promise<Runtime & { close(): Promise<void> }> {
+  let queue: JobQueue;
+  let closeQueue = async () => {};
+  if (store.dialect === 'postgres' && config.databaseUrl) {
+    const boss = new PgBossJobQueue({
+      connectionString: config.databaseUrl,
+      // A job outlives the longest run; a run whose worker dies is handed over sooner by the reaper.
+      expireInSeconds: config.runTimeoutSeconds + 120,
+      ...(log && { log }),
+    });
+    await boss.start();
+    queue = boss;
+    closeQueue = () => boss.close();
+  } else {
+    queue = new LocalJobQueue(store);
+  }
+  const deadAfterMs = config.workerDeadAfterSeconds * 1000;
+  const registry = new WorkerRegistry({
+    store,
+    liveness: { deadAfterMs, heartbeatMs: Math.max(500, Math.floor(deadAfterMs / 4)) },
+  });
+  const scripts = new LazyScriptSandbox();
+  return {
+    queue,
+    scripts,
+    registry,
+    async close() {
+      await scripts.close();
+      await closeQueue();
+    },
+  };
+}
+
+/** Announces a worker in the registry now and every heartbeat until the answered stop is called. */
+export function announceWorker(
+  runtime: Runtime,
+  worker: Worker,
+  kind: 'serve' | 'worker',
+  regions: readonly string[] | null,
+  concurrency: number,
+  log?: { warn(obj: object, msg: string): void },
+): () => Promise<void> {
+  const announce = () =>
+    runtime.registry
+      .announce({ id: worker.id, kind, regions, concurrency })
+      .catch((err: unknown) => log?.warn({ err }, 'could not announce this worker'));
+  void announce();
+  const timer = setInterval(() => void announce(), runtime.registry.liveness.heartbeatMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await runtime.registry.withdraw(worker.id).catch(() => undefined);
+  };
+}
+
 export interface Server {
   app: FastifyInstance;
   store: Store;
   services: Services;
+  runtime: Runtime;
   worker: Worker | null;
-  /** Stops the worker, the sandbox and the API; the store stays open. */
+  scheduler: Scheduler | null;
+  reaper: RunReaper;
+  /** Stops the in-process worker and withdraws its announcement (the API keeps serving). */
+  stopWorker(): Promise<void>;
+  /** Stops the scheduler, the worker, the sandbox, the queue and the API; the store stays open. */
   stop(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * Opens the store, brings its schema up to date, builds the API (not yet listening) and, unless
- * `worker: false`, starts an in-process worker that runs queued tests of every region.
+ * Opens the store, brings its schema up to date, builds the API (not yet listening), and starts
+ * the scheduler, the run reaper, message retention and, unless `worker: false`, an in-process
+ * worker for `config.workerRegions`.
  */
 export async function createServer(
   config: Config,
-  options: { store?: Store; worker?: boolean; logStream?: NodeJS.WritableStream } = {},
+  options: { store?: Store; worker?: boolean; scheduler?: boolean; logStream?: NodeJS.WritableStream } = {},
 ): Promise<Server> {
   const store = options.store ?? openStore(config);
   await store.migrate();
-  const runtime: Runtime = { queue: new LocalJobQueue(store), scripts: new LazyScriptSandbox() };
-  const services = createServices(store, config, runtime);
+  const app = await buildLoggedApp(config, store, options.logStream, async (log) => {
+    const runtime = await createRuntime(store, config, log);
+    return { runtime, services: createServices(store, config, runtime) };
+  });
+  const { runtime, services } = app;
+  const log = app.app.log;
+  const worker =
+    options.worker === false
+      ? null
+      : createWorker(services, runtime, {
+          concurrency: config.workerConcurrency,
+          regions: config.workerRegions,
+          log,
+        });
+  worker?.start();
+  const withdraw = worker
+    ? announceWorker(runtime, worker, 'serve', config.workerRegions, config.workerConcurrency, log)
+    : null;
+  const scheduler =
+    options.scheduler === false
+      ? null
+      : new Scheduler({ store, runs: services.runs, timeScale: config.scheduleTimeScale, log });
+  scheduler?.start();
+  const reaper = new RunReaper({
+    store,
+    runs: services.runs,
+    registry: runtime.registry,
+    queueTimeoutSeconds: config.queueTimeoutSeconds,
+    intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
+    log,
+  });
+  reaper.start();
+  // Message retention through the queue: shortly after start, then every hour.
+  const queueRetention = () =>
+    void store
+      .transaction((trx) => runtime.queue.enqueue(trx, 'apply-retention', {}))
+      .then(
+        () => runtime.queue.notify(),
+        (err: unknown) => log.error({ err }, 'could not queue message retention'),
+      );
+  const retentionStart = setTimeout(queueRetention, 60_000);
+  const retentionTimer = setInterval(queueRetention, RETENTION_INTERVAL_MS);
+  retentionStart.unref();
+  retentionTimer.unref();
+  const stopWorker = async () => {
+    await worker?.stop();
+    await withdraw?.();
+  };
+  const stop = async () => {
+    clearTimeout(retentionStart);
+    clearInterval(retentionTimer);
+    await scheduler?.stop();
+    await reaper.stop();
+    await stopWorker();
+    await app.app.close();
+    await runtime.close();
+  };
+  return {
+    app: app.app,
+    store,
+    services,
+    runtime,
+    worker,
+    scheduler,
+    reaper,
+    stopWorker,
+    stop,
+    async close() {
+      await stop();
+      await store.close();
+    },
+  };
+}
+
+/** Builds the API with the service's logger; `wire` makes the runtime and services with that logger. */
+async function buildLoggedApp(
+  config: Config,
+  store: Store,
+  logStream: NodeJS.WritableStream | undefined,
+  wire: (log: {
+    error(obj: object, msg: string): void;
+  }) => Promise<{ runtime: Runtime & { close(): Promise<void> }; services: Services }>,
+): Promise<{ app: FastifyInstance; runtime: Runtime & { close(): Promise<void> }; services: Services }> {
+  // The runtime logs through the app's logger, which exists only once the app is built: it gets a
+  // forwarding logger bound below.
+  let target: { error(obj: object, msg: string): void } | null = null;
+  const { runtime, services } = await wire({ error: (obj, msg) => target?.error(obj, msg) });
   const app = await buildApp(
     {
       services,
@@ -158,44 +401,70 @@ export async function createServer(
               level: config.logLevel,
               redact: LOG_REDACT,
               serializers: LOG_SERIALIZERS,
-              ...(options.logStream && { stream: options.logStream }),
+              ...(logStream && { stream: logStream }),
             },
     },
   );
-  const worker =
-    options.worker === false
-      ? null
-      : createWorker(services, runtime, {
-          concurrency: config.workerConcurrency,
-          regions: null,
-          log: app.log,
-        });
-  worker?.start();
-  // Message retention: once shortly after start, then every hour.
-  const applyRetention = () =>
-    void services.messages.applyRetention().then(
-      (deleted) => deleted > 0 && app.log.info({ deleted }, 'deleted messages past their bucket retention'),
-      (err: unknown) => app.log.error({ err }, 'message retention failed'),
-    );
-  const retentionStart = setTimeout(applyRetention, 60_000);
-  const retentionTimer = setInterval(applyRetention, RETENTION_INTERVAL_MS);
-  retentionStart.unref();
-  retentionTimer.unref();
-  const stop = async () => {
-    clearTimeout(retentionStart);
-    clearInterval(retentionTimer);
-    await worker?.stop();
-    await runtime.scripts.close();
-    await app.close();
-  };
-  return {
-    app,
-    store,
-    services,
+  target = app.log;
+  return { app, runtime, services };
+}
+
+export interface WorkerProcess {
+  worker: Worker;
+  reaper: RunReaper;
+  close(): Promise<void>;
+}
+
+/** `vigil worker`: runs queued jobs of its regions (and region-less jobs), with no API. */
+export async function createWorkerProcess(
+  config: Config,
+  options: {
+    regions: readonly string[] | null;
+    concurrency: number;
+    log: {
+      info(obj: object, msg: string): void;
+      warn(obj: object, msg: string): void;
+      error(obj: object, msg: string): void;
+    };
+    store?: Store;
+  },
+): Promise<WorkerProcess> {
+  const store = options.store ?? openStore(config);
+  await store.migrate();
+  const runtime = await createRuntime(store, config, options.log);
+  const services = createServices(store, config, runtime);
+  const worker = createWorker(services, runtime, {
+    concurrency: options.concurrency,
+    regions: options.regions,
+    log: options.log as FastifyInstance['log'],
+  });
+  worker.start();
+  const withdraw = announceWorker(
+    runtime,
     worker,
-    stop,
+    'worker',
+    options.regions,
+    options.concurrency,
+    options.log,
+  );
+  // Workers reap too, so that runs end even while no serve process is up.
+  const reaper = new RunReaper({
+    store,
+    runs: services.runs,
+    registry: runtime.registry,
+    queueTimeoutSeconds: config.queueTimeoutSeconds,
+    intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
+    log: options.log,
+  });
+  reaper.start();
+  return {
+    worker,
+    reaper,
     async close() {
-      await stop();
+      await reaper.stop();
+      await worker.stop();
+      await withdraw();
+      await runtime.close();
       await store.close();
     },
   };

@@ -1,15 +1,20 @@
 import type { SessionService } from '../auth/sessions.js';
 import type { EgressPolicy } from '../runner/http/egress.js';
 import type { AccountService } from '../services/accounts.js';
+import type { AgentService } from '../services/agents.js';
 import type { ApplicationService } from '../services/applications.js';
 import type { BucketService } from '../services/buckets.js';
 import type { EnvironmentService } from '../services/environments.js';
+import type { IntegrationService } from '../services/integrations.js';
 import type { MessageService } from '../services/messages.js';
+import type { NotificationService } from '../services/notifications.js';
 import type { RunService } from '../services/runs.js';
 import type { ScheduleService } from '../services/schedules.js';
 import type { StepService } from '../services/steps.js';
 import type { TestService } from '../services/tests.js';
+import type { TeamService } from '../services/teams.js';
 import type { TokenService } from '../services/tokens.js';
+import type { WorkerRegistry } from '../services/workers.js';
 import type { Store } from '../store/store.js';
 
 export interface Services {
@@ -23,6 +28,13 @@ export interface Services {
   schedules: ScheduleService;
   runs: RunService;
   messages: MessageService;
+  teams: TeamService;
+  integrations: IntegrationService;
+  notifications: NotificationService;
+  /** Live workers, serve processes and agents, and the regions they serve. */
+  workers: WorkerRegistry;
+  /** Remote agents: their registration and their protocol (docs/agents.md). */
+  agents: AgentService;
 }
 
 /** What the routes need: the services, the base of every URL they print, and outbound settings. */

@@ -3,13 +3,12 @@
  * answer back and records the exchange once it is over, with a copy of the response body kept up to a
  * limit. Knows nothing of Fastify or the store: the caller sends the outcome and stores the message.
  */
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Transform, type TransformCallback, pipeline, type Readable } from 'node:stream';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { AppError } from '../domain/errors.js';
 import { BodySink } from '../runner/http/decode.js';
-import { type EgressPolicy, EgressRefused, policyLookup, type Resolver } from '../runner/http/egress.js';
+import { type EgressPolicy, EgressRefused, egressConnector, type Resolver } from '../runner/http/egress.js';
 import { endToEnd, type HeaderLists, recordedRequest } from './exchange.js';
 import type { MessageResponse, NewMessage } from './message.js';
 import { bodyFromBytes, microseconds, reasonFor } from './normalize.js';
@@ -131,28 +130,6 @@ export function failureReason(error: unknown, url: URL, timeoutMs: number): stri
       return `the request to ${where} failed: ${text || code}`;
     }
   }
-}
-
-/**
- * An undici `connect` that applies the egress policy: names through `policyLookup` (checked after
- * resolution, connecting to an address that passed), IP literals checked before dialling since
- * net.connect skips the lookup for them.
- */
-function egressConnector(
-  policy: EgressPolicy,
-  timeoutMs: number,
-  resolve: Resolver | undefined,
-): buildConnector.connector {
-  const lookup = policyLookup(policy, resolve);
-  const connect = buildConnector({ lookup, timeout: timeoutMs });
-  return (options, callback) => {
-    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (net.isIP(host) === 0) return connect(options, callback);
-    lookup(host, { all: true }, (error) => {
-      if (error) callback(error, null);
-      else connect(options, callback);
-    });
-  };
 }
 
 /** Upstream response headers as undici gives them, by lower-case name. */

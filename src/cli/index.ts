@@ -1,20 +1,30 @@
 import { ConfigError, loadConfig } from '../config/config.js';
+import { agent } from './agent.js';
 import { bootstrap } from './bootstrap.js';
 import { migrate } from './migrate.js';
 import { run } from './run.js';
 import { serve } from './serve.js';
+import { worker } from './worker.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
 Commands:
-  serve                 the API (SQLite under DATA_DIR unless DATABASE_URL names PostgreSQL)
+  serve [--no-worker] [--no-scheduler]
+                        the API, scheduler and a worker (SQLite under DATA_DIR unless
+                        DATABASE_URL names PostgreSQL)
+  worker [--region R]… [--concurrency N]
+                        run queued test runs of its regions, without the API
   bootstrap --email E --name N --password P [--json]
                         create the first account, its bucket and a personal token
   migrate               bring the store's schema up to date
   run [options] FILE…   run exported test files here, without a server (vigil run --help)
+  agent --url U --token T [--concurrency N]
+                        a remote agent: runs the tests meant for it, reports to the server
+                        at U over HTTP(S); needs no store (vigil agent --help)
 
 Settings come from the environment: PORT, HOST, DATA_DIR, PUBLIC_URL, DATABASE_URL, SMTP_URL,
-EGRESS_POLICY, LOG_LEVEL, BODY_LIMIT (see docs/configuration.md).
+EGRESS_POLICY, LOG_LEVEL, BODY_LIMIT, REGION, WORKER_REGIONS, QUEUE_TIMEOUT … (see
+docs/configuration.md).
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -23,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
+  // A remote agent has no store and no server settings: it reads only its flags and EGRESS_POLICY.
+  if (command === 'agent') return agent(rest);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -35,8 +47,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve':
-      await serve(config);
-      return -1;
+      return (await serve(config, rest)) ?? -1;
+    case 'worker':
+      return (await worker(config, rest)) ?? -1;
     case 'bootstrap':
       return bootstrap(config, rest);
     case 'migrate':

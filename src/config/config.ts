@@ -23,6 +23,14 @@ export interface Config {
   region: string;
   /** Test runs one worker executes at the same time. */
   workerConcurrency: number;
+  /** Regions the in-process worker of `vigil serve` serves; null for every region (WORKER_REGIONS=*). */
+  workerRegions: string[] | null;
+  /** A queued run that no live worker of its region could take for this long ends canceled (s). */
+  queueTimeoutSeconds: number;
+  /** A worker, serve process or agent silent for this long counts as gone (s); its runs are handed over. */
+  workerDeadAfterSeconds: number;
+  /** Divides every schedule interval; tests only (NODE_ENV=test), 1 otherwise. */
+  scheduleTimeScale: number;
   /** Response bytes a test step reads and keeps; beyond it the body is cut (and the cut noted). */
   responseBodyLimit: number;
   /** Longest a whole test run may take, in seconds. */
@@ -33,6 +41,14 @@ export interface Config {
   resultsKeepSummary: number;
   /** Whether the web sign-up page accepts new accounts. */
   signup: 'open' | 'closed';
+  /** Retries of a failed notification delivery (webhook, e-mail, Slack, PagerDuty). */
+  notifyRetries: number;
+  /** Seconds before the first retry of a notification; doubled for each further one. */
+  notifyRetryDelay: number;
+  /** Sender of notification e-mails. */
+  mailFrom: string;
+  /** Where PagerDuty integrations send Events API v2 events. */
+  pagerdutyEventsUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -101,9 +117,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const region = regionSetting(env);
+  let workerRegions: string[] | null = [region];
+  if (env.WORKER_REGIONS === '*') workerRegions = null;
+  else if (env.WORKER_REGIONS) {
+    workerRegions = env.WORKER_REGIONS.split(',').map((r) => r.trim());
+    const bad = workerRegions.find((r) => !REGION_PATTERN.test(r));
+    if (bad !== undefined)
+      throw new ConfigError(`WORKER_REGIONS must be * or region codes separated by commas, got "${bad}"`);
+  }
+
+  let scheduleTimeScale = 1;
+  if (env.SCHEDULE_TIME_SCALE !== undefined && env.SCHEDULE_TIME_SCALE !== '') {
+    if (env.NODE_ENV !== 'test') {
+      throw new ConfigError(
+        'SCHEDULE_TIME_SCALE shortens schedules for tests and is refused unless NODE_ENV=test',
+      );
+    }
+    scheduleTimeScale = intSetting(env, 'SCHEDULE_TIME_SCALE', 1, 1, 3_600);
+  }
+
   const signup = env.SIGNUP || 'open';
   if (signup !== 'open' && signup !== 'closed') {
     throw new ConfigError(`SIGNUP must be open or closed, got "${signup}"`);
+  }
+
+  const pagerdutyEventsUrl = env.PAGERDUTY_EVENTS_URL || 'https://events.pagerduty.com/v2/enqueue';
+  if (!/^https?:\/\/\S+$/i.test(pagerdutyEventsUrl)) {
+    throw new ConfigError(`PAGERDUTY_EVENTS_URL must be an http(s) URL, got "${pagerdutyEventsUrl}"`);
+  }
+  const mailFrom = env.MAIL_FROM || 'Vigil <vigil@localhost>';
+  if (!/^[^\r\n]*@[^\r\n]*$/.test(mailFrom)) {
+    throw new ConfigError(
+      `MAIL_FROM must be an e-mail address (optionally "Name <address>"), got "${mailFrom}"`,
+    );
   }
 
   return {
@@ -117,12 +164,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egressPolicy: egress,
     logLevel,
     bodyLimit: intSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
-    region: regionSetting(env),
+    region,
     workerConcurrency: intSetting(env, 'WORKER_CONCURRENCY', 10, 1, 1000),
+    workerRegions,
+    queueTimeoutSeconds: intSetting(env, 'QUEUE_TIMEOUT', 120, 1, 86_400),
+    workerDeadAfterSeconds: intSetting(env, 'WORKER_DEAD_AFTER', 20, 2, 3_600),
+    scheduleTimeScale,
     responseBodyLimit: intSetting(env, 'RESPONSE_BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
     runTimeoutSeconds: intSetting(env, 'RUN_TIMEOUT', 900, 1, 86_400),
     resultsKeepFull: intSetting(env, 'RESULTS_KEEP_FULL', 100, 1, 100_000),
     resultsKeepSummary: intSetting(env, 'RESULTS_KEEP_SUMMARY', 1000, 1, 1_000_000),
     signup,
+    notifyRetries: intSetting(env, 'NOTIFY_RETRIES', 5, 0, 20),
+    notifyRetryDelay: intSetting(env, 'NOTIFY_RETRY_DELAY', 30, 1, 86_400),
+    mailFrom,
+    pagerdutyEventsUrl,
   };
 }

@@ -3,10 +3,14 @@ import { sql } from 'kysely';
 import { newId, nowFloat } from '../domain/ids.js';
 import type { JobRow } from '../store/database.js';
 import type { Executor, Store } from '../store/store.js';
-import type { ClaimedJob, JobName, JobOptions, JobPayloads } from './jobs.js';
-import type { JobQueue } from './queue.js';
-
-const DEFAULT_MAX_ATTEMPTS = 2;
+import {
+  type ClaimedJob,
+  type JobName,
+  type JobOptions,
+  type JobPayloads,
+  retryDelaySeconds,
+} from './jobs.js';
+import { AGENT_REGION_PREFIX, type JobQueue } from './queue.js';
 
 function claimed(row: JobRow): ClaimedJob {
   return {
@@ -64,7 +68,9 @@ export class LocalJobQueue implements JobQueue {
         state: 'ready',
         run_after: options.runAfter ?? now,
         attempts: 0,
-        max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        max_attempts: (options.retry?.limit ?? 0) + 1,
+        retry_delay: options.retry?.delaySeconds ?? 0,
+        retry_backoff: options.retry?.backoff ? 1 : 0,
         locked_by: null,
         locked_until: null,
         last_error: null,
@@ -96,6 +102,11 @@ export class LocalJobQueue implements JobQueue {
         regions.length === 0
           ? next.where('region', 'is', null)
           : next.where((eb) => eb.or([eb('region', 'is', null), eb('region', 'in', [...regions])]));
+    } else {
+      // Every region of workers, not the private queues of remote agents.
+      next = next.where((eb) =>
+        eb.or([eb('region', 'is', null), eb('region', 'not like', `${AGENT_REGION_PREFIX}%`)]),
+      );
     }
     if (this.store.dialect === 'postgres') next = next.forUpdate().skipLocked();
     const row = await db
@@ -111,6 +122,22 @@ export class LocalJobQueue implements JobQueue {
       .returningAll()
       .executeTakeFirst();
     return row ? claimed(row) : null;
+  }
+
+  async claimMany(
+    workerId: string,
+    names: readonly JobName[],
+    regions: readonly string[] | null,
+    leaseMs: number,
+    max: number,
+  ): Promise<ClaimedJob[]> {
+    const jobs: ClaimedJob[] = [];
+    while (jobs.length < max) {
+      const job = await this.claim(workerId, names, regions, leaseMs);
+      if (!job) break;
+      jobs.push(job);
+    }
+    return jobs;
   }
 
   async renew(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
@@ -132,12 +159,7 @@ export class LocalJobQueue implements JobQueue {
       .execute();
   }
 
-  async fail(
-    jobId: string,
-    workerId: string,
-    error: string,
-    retryAfterMs: number,
-  ): Promise<'retrying' | 'dropped'> {
+  async fail(jobId: string, workerId: string, error: string): Promise<'retrying' | 'dropped'> {
     return this.store.transaction(async (trx) => {
       const row = await trx
         .selectFrom('jobs')
@@ -150,7 +172,11 @@ export class LocalJobQueue implements JobQueue {
         await trx.deleteFrom('jobs').where('id', '=', jobId).execute();
         return 'dropped';
       }
-      await release(trx, jobId, error, nowFloat() + retryAfterMs / 1000);
+      const delay = retryDelaySeconds(
+        { limit: row.max_attempts - 1, delaySeconds: row.retry_delay, backoff: row.retry_backoff === 1 },
+        row.attempts,
+      );
+      await release(trx, jobId, error, nowFloat() + delay);
       return 'retrying';
     });
   }

@@ -8,6 +8,8 @@ export interface JobContext {
   /** Aborted when the worker stops; the handler should end quickly (its job is retried). */
   signal: AbortSignal;
   job: ClaimedJob;
+  /** The worker running the job (recorded on the runs it executes). */
+  workerId: string;
 }
 
 /** One handler per job name; a name without a handler fails the build. */
@@ -17,7 +19,7 @@ export interface WorkerOptions {
   queue: JobQueue;
   handlers: JobHandlers;
   /** A job given up after its last attempt (its workers kept dying); the owner records why. */
-  onGiveUp?: (job: ClaimedJob, reason: string) => Promise<void>;
+  onGiveUp?: (job: ClaimedJob, reason: string, workerId: string) => Promise<void>;
   concurrency: number;
   /** Regions served; null serves every region. */
   regions: readonly string[] | null;
@@ -74,20 +76,25 @@ export class Worker {
         if (Date.now() - lastReclaim > this.pollMs * 5) {
           lastReclaim = Date.now();
           for (const job of await this.options.queue.reclaimExpired()) {
-            await this.options.onGiveUp?.(
-              job,
-              'the worker running it stopped before finishing, and so did the retry',
-            );
+            await this.options.onGiveUp?.(job, 'the worker running it stopped before finishing', this.id);
           }
         }
         while (!this.stopped && this.active.size < this.options.concurrency) {
-          const job = await this.options.queue.claim(this.id, names, this.options.regions, this.leaseMs);
-          if (!job) break;
-          const running = this.execute(job).finally(() => {
-            this.active.delete(job.id);
-            this.wake?.();
-          });
-          this.active.set(job.id, running);
+          const jobs = await this.options.queue.claimMany(
+            this.id,
+            names,
+            this.options.regions,
+            this.leaseMs,
+            this.options.concurrency - this.active.size,
+          );
+          if (jobs.length === 0) break;
+          for (const job of jobs) {
+            const running = this.execute(job).finally(() => {
+              this.active.delete(job.id);
+              this.wake?.();
+            });
+            this.active.set(job.id, running);
+          }
         }
       } catch (err) {
         this.options.log?.error({ err }, 'the worker could not read the job queue');
@@ -112,12 +119,12 @@ export class Worker {
     renew.unref();
     try {
       const handler = this.options.handlers[job.name] as (payload: unknown, ctx: JobContext) => Promise<void>;
-      await handler(job.payload, { signal: this.controller.signal, job });
+      await handler(job.payload, { signal: this.controller.signal, job, workerId: this.id });
       await queue.complete(job.id, this.id);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const outcome = await queue.fail(job.id, this.id, message, 1_000).catch(() => 'dropped' as const);
-      if (outcome === 'dropped') await this.options.onGiveUp?.(job, message).catch(() => undefined);
+      const outcome = await queue.fail(job.id, this.id, message).catch(() => 'dropped' as const);
+      if (outcome === 'dropped') await this.options.onGiveUp?.(job, message, this.id).catch(() => undefined);
       else
         this.options.log?.warn(
           { job: job.id, name: job.name, err: message },

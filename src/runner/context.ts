@@ -67,8 +67,18 @@ export interface PartnerOutcome {
 }
 
 export interface PartnerPort {
+  /**
+   * Runs the partner's test. `bucket_key` is the bucket of the run, so the server looks the
+   * integration up within the run's team only.
+   */
   execute(
-    request: { integration_id: string; suite_id: string; test_id: string; start_url: string | null },
+    request: {
+      integration_id: string;
+      suite_id: string;
+      test_id: string;
+      start_url: string | null;
+      bucket_key: string;
+    },
     signal: AbortSignal,
   ): Promise<PartnerOutcome>;
 }

@@ -12,7 +12,8 @@ import {
 import type { SubtestStep } from '../domain/steps.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Engine, RunDefinition, SubtestPort } from '../runner/engine.js';
-import type { BucketRow, EnvironmentRow, TestRow, TestRunRow } from '../store/database.js';
+import type { AgentRow, BucketRow, EnvironmentRow, TestRow, TestRunRow } from '../store/database.js';
+import { agentsRepo } from '../store/repositories/agents.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
 import { runsRepo } from '../store/repositories/runs.js';
@@ -24,6 +25,7 @@ import { storedSettings } from './environments.js';
 import type { Principal } from './principal.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import type { TestService } from './tests.js';
+import { agentRegion } from './workers.js';
 
 /** Trigger parameters that steer the run instead of becoming variables (DESIGN §4). */
 export const RESERVED_PARAMETERS = ['vigil_environment', 'vigil_region', 'vigil_notification_url'] as const;
@@ -32,6 +34,10 @@ export const TRIGGER_LIMIT = { triggers: 10, windowMs: 10_000 } as const;
 export const MAX_BATCH = 50;
 export const RESULTS_PAGE = { default: 10, max: 50 } as const;
 const MAX_ENVIRONMENT_DEPTH = 10;
+/** Result retention of one test runs at most this often per process. */
+const RETENTION_PAUSE_MS = 5_000;
+/** A run is handed to a worker at most this often: once, and once more when that worker dies. */
+const MAX_EXECUTIONS = 2;
 
 export interface RunSettings {
   region: string;
@@ -54,6 +60,9 @@ interface RunRequest {
   variables: Record<string, string>;
   source: RunSource;
   notificationUrl?: string | undefined;
+  /** The schedule that starts the run, and the start it planned. */
+  scheduleId?: string | undefined;
+  plannedAt?: number | undefined;
 }
 
 /**
@@ -62,6 +71,8 @@ interface RunRequest {
  */
 export class RunService {
   private readonly limiter = new SlidingWindowLimiter(TRIGGER_LIMIT.triggers, TRIGGER_LIMIT.windowMs);
+  /** When result retention last ran per test in this process (ms). */
+  private readonly retained = new Map<string, number>();
   /** Runs executing in this process, to cancel them at once. */
   private readonly executing = new Map<string, AbortController>();
 
@@ -73,6 +84,11 @@ export class RunService {
       tests: TestService;
       engine: Engine;
       settings: RunSettings;
+      /**
+       * Called inside the transaction that ends a run (pass, fail or canceled; not subtest runs):
+       * notifications are queued here, so they exist exactly when the outcome does.
+       */
+      onFinished?: (trx: Executor, runId: string) => Promise<void>;
     },
   ) {}
 
@@ -135,11 +151,30 @@ export class RunService {
     ]);
   }
 
-  /** Starts a run for a schedule (the scheduler calls this). */
-  async runScheduled(testId: string, environmentId: string): Promise<StartedRun[]> {
-    const test = await testsRepo.byId(this.deps.store.db, testId);
+  /**
+   * Queues the runs of a schedule's planned start inside the scheduler's transaction (the caller
+   * wakes the workers after it commits).
+   */
+  async queueScheduled(
+    trx: Executor,
+    schedule: { id: string; test_id: string; environment_id: string },
+    plannedAt: number,
+  ): Promise<StartedRun[]> {
+    const test = await testsRepo.byId(trx, schedule.test_id);
     if (!test) return [];
-    return this.start([{ test, environmentId, variables: {}, source: 'scheduled' }]);
+    return this.queueRuns(trx, {
+      test,
+      environmentId: schedule.environment_id,
+      variables: {},
+      source: 'scheduled',
+      scheduleId: schedule.id,
+      plannedAt,
+    });
+  }
+
+  /** Tells this process's workers (and, on PostgreSQL, every process's) that runs are queued. */
+  wakeWorkers(): void {
+    this.deps.queue.notify();
   }
 
   private async triggerTarget(triggerId: string): Promise<TestRow> {
@@ -201,22 +236,31 @@ export class RunService {
       throw invalid('vigil_environment', `names no environment of test ${test.id} or of its bucket`);
     }
     const settings = await this.resolveEnvironment(trx, environment);
-    let regions = settings.regions.length > 0 ? settings.regions : [this.deps.settings.region];
+    let agents = await this.agentsOf(trx, test.bucket_key, environment.name, settings);
+    let regions =
+      settings.regions.length > 0 ? settings.regions : agents.length > 0 ? [] : [this.deps.settings.region];
     if (request.region !== undefined && request.region !== '') {
       if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(request.region)) {
         throw invalid('vigil_region', 'must be a region code (lowercase letters, digits and dashes)');
       }
-      regions = [request.region];
+      // vigil_region picks the agents of that region label, else a server run in that region.
+      const wanted = request.region;
+      agents = agents.filter((agent) => agent.region === wanted);
+      regions = agents.length > 0 && !settings.regions.includes(wanted) ? [] : [wanted];
     }
     const now = nowFloat();
-    const rows: TestRunRow[] = regions.map((region) => ({
+    const targets = [
+      ...regions.map((region) => ({ region, agent: null, agent_id: null })),
+      ...agents.map((agent) => ({ region: agent.region, agent: agent.name, agent_id: agent.id })),
+    ];
+    const rows: TestRunRow[] = targets.map(({ region, agent, agent_id }) => ({
       id: newId(),
       test_id: test.id,
       bucket_key: test.bucket_key,
       environment_id: environment.id,
       environment_name: environment.name,
       region,
-      agent: null,
+      agent,
       source: request.source,
       result: 'queued',
       parent_run_id: null,
@@ -230,15 +274,44 @@ export class RunService {
       trigger_variables: JSON.stringify(request.variables),
       notification_url: request.notificationUrl ?? null,
       summary: null,
+      worker_id: null,
+      executions: 0,
+      planned_at: request.plannedAt ?? null,
+      schedule_id: request.scheduleId ?? null,
+      agent_id,
     }));
     await runsRepo.insert(trx, rows);
     for (const row of rows)
-      await this.deps.queue.enqueue(trx, 'run-test', { runId: row.id }, { region: row.region });
+      await this.deps.queue.enqueue(trx, 'run-test', { runId: row.id }, { region: queueRegionOf(row) });
     return rows.map((row) => ({ row, testName: test.name, variables: request.variables }));
   }
 
+  /**
+   * The remote agents an environment picks that can run it: agents of the bucket's team that are
+   * not deleted (others are skipped). An environment left with nothing to run on is refused.
+   */
+  private async agentsOf(
+    db: Executor,
+    bucketKey: string,
+    environmentName: string,
+    settings: EnvironmentSettings,
+  ): Promise<AgentRow[]> {
+    if (settings.remote_agents.length === 0) return [];
+    const bucket = await bucketsRepo.byKey(db, bucketKey);
+    const ids = settings.remote_agents.map((a) => a.uuid).filter(isUuid);
+    const agents = bucket ? await agentsRepo.someOfTeam(db, bucket.team_id, ids) : [];
+    if (agents.length === 0 && settings.regions.length === 0) {
+      throw invalid(
+        'remote_agents',
+        `of environment "${environmentName}" names no registered agent of this team (deleted or unknown), and the environment has no regions`,
+      );
+    }
+    // In the order the environment lists them.
+    return ids.flatMap((id) => agents.filter((agent) => agent.id === id));
+  }
+
   /** The settings a run uses: the environment's own over its parents' (DESIGN §3). */
-  private async resolveEnvironment(db: Executor, environment: EnvironmentRow): Promise<EnvironmentSettings> {
+  async resolveEnvironment(db: Executor, environment: EnvironmentRow): Promise<EnvironmentSettings> {
     const chain: StoredSettings[] = [storedSettings(environment)];
     let parentId = environment.parent_environment_id;
     const seen = new Set([environment.id]);
@@ -255,17 +328,74 @@ export class RunService {
   // -------------------------------------------------------------------------------------------
   // Executing runs (the `run-test` job)
 
-  /** Executes a queued run; `signal` aborts it (worker shutdown). Safe to call again after a crash. */
-  async execute(runId: string, signal: AbortSignal, agent: string | null = null): Promise<void> {
+  /**
+   * Hands a queued run to a worker or agent: queued → working, stamped with `workerId`. Answers
+   * what to run, or null when the run is not queued any more (canceled, or taken by another).
+   */
+  async claimRun(
+    runId: string,
+    workerId: string,
+    agent: string | null = null,
+  ): Promise<{ run: TestRunRow; definition: RunDefinition } | null> {
     const { db } = this.deps.store;
     const run = await runsRepo.byId(db, runId);
-    if (!run || (run.result !== 'queued' && run.result !== 'working')) return;
+    if (!run || run.result !== 'queued') return null;
     const definition = await this.definitionOf(run);
     if ('error' in definition) {
       await this.finishWithError(run, definition.error);
-      return;
+      return null;
     }
-    if (!(await runsRepo.start(db, run.id, nowFloat(), agent))) return;
+    if (!(await runsRepo.start(db, run.id, nowFloat(), agent, workerId))) return null;
+    return {
+      run: { ...run, result: 'working', worker_id: workerId, agent },
+      definition: { ...definition, agent },
+    };
+  }
+
+  /** Stores the outcome a worker or agent reports; false when the run is not its own any more. */
+  async recordOutcome(run: TestRunRow, workerId: string, outcome: RunOutcome): Promise<boolean> {
+    return this.record(run, outcome, workerId);
+  }
+
+  /**
+   * Puts a working run back in the queue for another worker (its worker is stopping or gone), or,
+   * once it was handed over before, ends it canceled with `reason`. Answers what happened.
+   */
+  async handOver(
+    runId: string,
+    fromWorker: string,
+    reason: string,
+  ): Promise<'requeued' | 'canceled' | 'none'> {
+    const outcome = await this.deps.store.transaction(async (trx) => {
+      const run = await runsRepo.byId(trx, runId);
+      if (!run || run.result !== 'working' || run.worker_id !== fromWorker) return 'none' as const;
+      if (run.executions < MAX_EXECUTIONS) {
+        if (!(await runsRepo.requeue(trx, run.id, fromWorker))) return 'none' as const;
+        await this.deps.queue.enqueue(
+          trx,
+          'run-test',
+          { runId: run.id, execution: run.executions + 1 },
+          { region: queueRegionOf(run) },
+        );
+        return 'requeued' as const;
+      }
+      if (
+        !(await runsRepo.cancel(trx, run.id, nowFloat(), `${reason}; it had been handed over once already`))
+      )
+        return 'none' as const;
+      await this.deps.onFinished?.(trx, run.id);
+      return 'canceled' as const;
+    });
+    if (outcome === 'requeued') this.deps.queue.notify();
+    return outcome;
+  }
+
+  /** Executes a queued run on this process's worker; `signal` aborts it (worker shutdown). */
+  async execute(runId: string, signal: AbortSignal, workerId: string): Promise<void> {
+    const { db } = this.deps.store;
+    const claimed = await this.claimRun(runId, workerId);
+    if (!claimed) return;
+    const { run, definition } = claimed;
 
     const controller = new AbortController();
     this.executing.set(run.id, controller);
@@ -283,10 +413,11 @@ export class RunService {
     try {
       const outcome = await this.deps.engine.run(definition, { signal: controller.signal });
       if (signal.aborted && outcome.result === 'canceled') {
-        // The worker is stopping: leave the run to the job's next attempt.
-        throw new Error('the worker stopped while the run was in progress');
+        // The worker is stopping: another worker takes the run over.
+        await this.handOver(run.id, workerId, 'the worker running it stopped');
+        return;
       }
-      await this.record(run, outcome);
+      await this.record(run, outcome, workerId, definition.environment.settings);
     } finally {
       clearInterval(watcher);
       signal.removeEventListener('abort', onAbort);
@@ -294,9 +425,22 @@ export class RunService {
     }
   }
 
+  /** Ends a run that is still queued as canceled with the reason; false when it had moved on. */
+  async cancelQueued(runId: string, reason: string): Promise<boolean> {
+    return this.deps.store.transaction(async (trx) => {
+      const run = await runsRepo.byId(trx, runId);
+      if (!run || run.result !== 'queued') return false;
+      if (!(await runsRepo.cancel(trx, runId, nowFloat(), reason))) return false;
+      await this.deps.onFinished?.(trx, runId);
+      return true;
+    });
+  }
+
   /** A run whose job was given up (its workers kept dying): it ends canceled with the reason. */
   async abandon(runId: string, reason: string): Promise<void> {
-    await runsRepo.cancel(this.deps.store.db, runId, nowFloat(), reason);
+    await this.deps.store.transaction(async (trx) => {
+      if (await runsRepo.cancel(trx, runId, nowFloat(), reason)) await this.deps.onFinished?.(trx, runId);
+    });
   }
 
   private async definitionOf(run: TestRunRow): Promise<RunDefinition | { error: string }> {
@@ -324,34 +468,61 @@ export class RunService {
 
   private async finishWithError(run: TestRunRow, error: string): Promise<void> {
     const now = nowFloat();
-    await runsRepo.finish(this.deps.store.db, run.id, {
-      ...ZERO_COUNTERS,
-      result: 'fail',
-      started_at: run.started_at ?? now,
-      finished_at: now,
-      attempts: 1,
-      response_time_ms: null,
-      error,
-      summary: JSON.stringify({
-        requests: [],
-        initial_variables: {},
-        variables: {},
-        environment_script: null,
-      }),
+    await this.deps.store.transaction(async (trx) => {
+      const finished = await runsRepo.finish(trx, run.id, {
+        ...ZERO_COUNTERS,
+        result: 'fail',
+        started_at: run.started_at ?? now,
+        finished_at: now,
+        attempts: 1,
+        response_time_ms: null,
+        error,
+        summary: JSON.stringify({
+          requests: [],
+          initial_variables: {},
+          variables: {},
+          environment_script: null,
+        }),
+      });
+      if (finished) await this.deps.onFinished?.(trx, run.id);
     });
   }
 
   /** Stores the outcome, its steps in full, and applies retention; one transaction. */
-  private async record(run: TestRunRow, outcome: RunOutcome): Promise<void> {
-    await this.deps.store.transaction(async (trx) => {
-      const finished = await runsRepo.finish(trx, run.id, finishFields(outcome));
-      if (!finished) return;
+  private async record(
+    run: TestRunRow,
+    outcome: RunOutcome,
+    workerId: string,
+    settings?: EnvironmentSettings,
+  ): Promise<boolean> {
+    const stored = await this.deps.store.transaction(async (trx) => {
+      const finished = await runsRepo.finish(trx, run.id, finishFields(outcome), workerId);
+      if (!finished) return false;
       await runsRepo.insertSteps(trx, stepRows(run.id, outcome));
+      if (settings === undefined || mayNotify(run, settings)) await this.deps.onFinished?.(trx, run.id);
+      return true;
     });
+    if (!stored) return false;
+    await this.applyRetention(run.test_id);
+    return true;
+  }
+
+  /**
+   * Result retention of a test, after its runs finish: at most once per RETENTION_PAUSE_MS per test
+   * in this process, so that a busy test does not pay for it on every run.
+   */
+  private async applyRetention(testId: string): Promise<void> {
+    const now = Date.now();
+    const last = this.retained.get(testId);
+    if (last !== undefined && now - last < RETENTION_PAUSE_MS) return;
+    this.retained.set(testId, now);
+    if (this.retained.size > 10_000) {
+      for (const [id, at] of this.retained) if (now - at >= RETENTION_PAUSE_MS) this.retained.delete(id);
+    }
     await runsRepo
       .applyRetention(
         this.deps.store.db,
-        run.test_id,
+        testId,
         this.deps.settings.resultsKeepFull,
         this.deps.settings.resultsKeepSummary,
       )
@@ -421,6 +592,11 @@ export class RunService {
       trigger_variables: JSON.stringify(child.variables),
       notification_url: null,
       summary: null,
+      worker_id: null,
+      executions: 1,
+      planned_at: null,
+      schedule_id: null,
+      agent_id: null,
     };
     await this.deps.store.transaction(async (trx) => {
       await runsRepo.insert(trx, [row]);
@@ -513,7 +689,11 @@ export class RunService {
   /** Cancels a queued or working run; a finished run answers 409. */
   async cancel(principal: Principal, bucketKey: string, testId: string, runId: string): Promise<TestRunRow> {
     const run = await this.get(principal, bucketKey, testId, runId);
-    const canceled = await runsRepo.cancel(this.deps.store.db, run.id, nowFloat(), 'canceled by request');
+    const canceled = await this.deps.store.transaction(async (trx) => {
+      const done = await runsRepo.cancel(trx, run.id, nowFloat(), 'canceled by request');
+      if (done) await this.deps.onFinished?.(trx, run.id);
+      return done;
+    });
     if (!canceled)
       throw new AppError(
         'conflict',
@@ -522,6 +702,22 @@ export class RunService {
     this.executing.get(run.id)?.abort();
     return (await runsRepo.byId(this.deps.store.db, run.id))!;
   }
+}
+
+/** The queue region a run's job goes to: its agent's own, or its region. */
+export function queueRegionOf(run: Pick<TestRunRow, 'region' | 'agent_id'>): string {
+  return run.agent_id ? agentRegion(run.agent_id) : run.region;
+}
+
+/** Whether anyone may hear of a run's end: webhooks, a notification URL, e-mail or integrations. */
+function mayNotify(run: TestRunRow, settings: EnvironmentSettings): boolean {
+  return (
+    run.notification_url !== null ||
+    (settings.webhooks?.length ?? 0) > 0 ||
+    settings.integrations.length > 0 ||
+    settings.emails.notify_all ||
+    settings.emails.recipients.length > 0
+  );
 }
 
 function isSafeId(value: string): boolean {

@@ -57,6 +57,7 @@ export class ScheduleService {
           interval: input.interval,
           note: input.note ?? '',
           created_at: nowSeconds(),
+          next_run_at: null,
         },
       ]);
     });
@@ -80,6 +81,9 @@ export class ScheduleService {
         environment_id: patch.environment_id ?? schedule.environment_id,
         interval: patch.interval ?? schedule.interval,
         note: patch.note ?? schedule.note,
+        // A new interval takes a new phase: the scheduler plans it afresh on its next tick.
+        next_run_at:
+          patch.interval !== undefined && patch.interval !== schedule.interval ? null : schedule.next_run_at,
       });
     });
     return aggregate.schedules.find((s) => s.id === id)!;

@@ -303,6 +303,7 @@ export class TestService {
         interval: s.interval,
         note: s.note ?? '',
         created_at: now,
+        next_run_at: null,
       });
     }
 

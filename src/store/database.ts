@@ -24,6 +24,12 @@ export interface Database {
   messages: MessageTable;
   bucket_usage: BucketUsageTable;
   web_sessions: WebSessionTable;
+  workers: WorkerTable;
+  agents: AgentTable;
+  integrations: IntegrationTable;
+  notifications: NotificationTable;
+  notification_attempts: NotificationAttemptTable;
+  outbox: OutboxTable;
 }
 
 export interface AccountTable {
@@ -146,6 +152,8 @@ export interface ScheduleTable {
   interval: string;
   note: string;
   created_at: number;
+  /** The scheduler's next planned start (float seconds); null until the scheduler first sees it. */
+  next_run_at: number | null;
 }
 
 export interface RevisionTable {
@@ -198,6 +206,16 @@ export interface TestRunTable {
   /** Variables given by the trigger (JSON object), the run's initial variables on top of its environment. */
   trigger_variables: string;
   notification_url: string | null;
+  /** The worker (or agent) executing the run; null while queued. */
+  worker_id: string | null;
+  /** How many times the run was handed to a worker (a run whose worker died is handed over once more). */
+  executions: number;
+  /** The start its schedule planned, for scheduled runs. */
+  planned_at: number | null;
+  /** The schedule that started the run. */
+  schedule_id: string | null;
+  /** The remote agent the run is meant for, when the environment picks remote agents. */
+  agent_id: string | null;
   /** The finished run's step summaries, variables and earlier attempt (JSON); null before it finishes. */
   summary: string | null;
 }
@@ -224,6 +242,8 @@ export interface JobTable {
   locked_until: number | null;
   last_error: string | null;
   created_at: number;
+  retry_delay: number;
+  retry_backoff: number;
 }
 
 export interface MessageTable {
@@ -278,3 +298,93 @@ export type RevisionRow = Selectable<RevisionTable>;
 export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type NewRevision = Insertable<RevisionTable>;
 export type TestUpdate = Updateable<TestTable>;
+
+export interface WorkerTable {
+  id: string;
+  kind: 'serve' | 'worker' | 'agent';
+  /** JSON array of region codes; `["*"]` for a worker of every region. */
+  regions: string;
+  version: string;
+  hostname: string;
+  pid: number;
+  concurrency: number;
+  agent_id: string | null;
+  started_at: number;
+  last_seen_at: number;
+}
+export type WorkerRow = Selectable<WorkerTable>;
+
+/** A remote agent of a team (docs/agents.md); its token is kept only as a SHA-256 hash. */
+export interface AgentTable {
+  id: string;
+  team_id: string;
+  name: string;
+  /** The region label of the agent's runs. */
+  region: string;
+  token_hash: string;
+  created_at: number;
+  /** The account that registered it. */
+  created_by: string;
+  last_seen_at: number | null;
+  version: string | null;
+  hostname: string | null;
+  /** Set when the agent is deleted: its token stops working, its row stays for the runs naming it. */
+  deleted_at: number | null;
+}
+export type AgentRow = Selectable<AgentTable>;
+
+/** A service a team notifies or drives (slack, pagerduty, webhook, partner-inspector). */
+export interface IntegrationTable {
+  id: string;
+  team_id: string;
+  integration_type: string;
+  description: string;
+  /** The type's settings as JSON, secrets included (URLs, keys); never shown whole. */
+  config: string;
+  created_at: number;
+  created_by: string;
+}
+export type IntegrationRow = Selectable<IntegrationTable>;
+
+/** One message a finished run sends (DESIGN §5). */
+export interface NotificationTable {
+  id: string;
+  run_id: string;
+  /** webhook | email | slack | pagerduty | integration-webhook */
+  channel: string;
+  /** The URL (webhook), the addresses (email, comma separated) or the integration id. */
+  target: string;
+  /** pending | delivered | failed */
+  status: string;
+  attempts: number;
+  created_at: number;
+  delivered_at: number | null;
+  last_error: string | null;
+  /** Exactly what is sent: the JSON body, or the mail as JSON {from, to, subject, text, html}. */
+  body: string;
+}
+export type NotificationRow = Selectable<NotificationTable>;
+
+export interface NotificationAttemptTable {
+  notification_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+export type NotificationAttemptRow = Selectable<NotificationAttemptTable>;
+
+/** Mails kept instead of sent, when no SMTP_URL is set. */
+export interface OutboxTable {
+  id: string;
+  team_id: string;
+  run_id: string | null;
+  /** JSON array of {email, name}. */
+  recipients: string;
+  subject: string;
+  text: string;
+  html: string;
+  created_at: number;
+}
+export type OutboxRow = Selectable<OutboxTable>;

@@ -423,6 +423,11 @@ interface Fixture {
   stepById: Map<string, Record<string, unknown>>;
   /** A reorder body naming every step of the test. */
   order: unknown[];
+  /** The team of the bucket, and a remote agent registered in it. */
+  teamId: string;
+  agentId: string;
+  /** An integration of the team. */
+  integrationId: string;
 }
 
 async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise<Fixture> {
@@ -503,6 +508,13 @@ async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise
     note: 'hourly',
   });
   const detail = await req('GET', tb);
+  const teamId = (await req('GET', '/account')).teams[0].id as string;
+  const agent = await req('POST', `/teams/${teamId}/agents`, { name: 'Probe', region: 'office-1' });
+  const integration = await req('POST', `/teams/${teamId}/integrations`, {
+    integration_type: 'webhook',
+    description: 'Protected hook',
+    config: { url: 'https://hooks.example.com/team', secret: 'whsec_protected' },
+  });
   const stepById = new Map<string, Record<string, unknown>>();
   for (const s of detail.steps) {
     stepById.set(s.id, s);
@@ -529,6 +541,9 @@ async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise
     order: detail.steps.map((s: any) =>
       s.step_type === 'condition' ? { id: s.id, steps: s.steps.map((i: any) => i.id) } : s.id,
     ),
+    teamId,
+    agentId: agent.id,
+    integrationId: integration.id,
   };
 }
 
@@ -628,6 +643,9 @@ function realParams(path: string, fx: Fixture, step: StepKind = 'request'): Reco
     step_id: fx.steps[step],
     schedule_id: fx.scheduleId,
     environment_id: path.includes('/tests/{test_id}/environments/') ? fx.envId : fx.sharedId,
+    team_id: fx.teamId,
+    agent_id: fx.agentId,
+    integration_id: fx.integrationId,
   };
 }
 
@@ -661,6 +679,12 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
     'POST /buckets/{bucket_key}/environments': { name: 'Hostile shared' },
     'PUT /buckets/{bucket_key}/environments/{environment_id}': { name: 'Renamed shared' },
     'POST /buckets/{bucket_key}/tests/{test_id}/schedules': { interval: '1d' },
+    'POST /teams/{team_id}/agents': { name: 'Hostile agent', region: 'hostile-1' },
+    // Team routes are reached since fixtures name their team (team_id).
+    'POST /teams/{team_id}/integrations': {
+      integration_type: 'pagerduty',
+      config: { routing_key: 'abc123' },
+    },
     'PUT /buckets/{bucket_key}/tests/{test_id}/schedules/{schedule_id}': { note: 'changed' },
     'POST /buckets/{bucket_key}/messages': {
       request: { method: 'GET', url: 'https://api.example.com/items?a=1' },

@@ -102,7 +102,16 @@ await describeApi('every documented operation × every scope', (get) => {
       callback_url: 'https://example.com/cb',
     });
     const tokens = await h.data('GET', '/account/tokens');
+    const teamId = (await h.data('GET', '/account')).teams[0].id as string;
+    const agent = await h.data('POST', `/teams/${teamId}/agents`, { name: 'Scope table' });
+    const integration = await h.data('POST', `/teams/${teamId}/integrations`, {
+      integration_type: 'webhook',
+      config: { url: 'https://hooks.example.com/scopes' },
+    });
     const real: Record<string, string> = {
+      team_id: teamId,
+      agent_id: agent.id,
+      integration_id: integration.id,
       bucket_key: bucket.key,
       test_id: created.id,
       step_id: created.steps[0].id,

@@ -15,6 +15,8 @@ export interface Account {
 
 export interface ApiHarness {
   dialect: DialectFixture['name'];
+  /** The PostgreSQL database of the suite (undefined on SQLite). */
+  databaseUrl: string | undefined;
   app: FastifyInstance;
   store: Store;
   server: Server;
@@ -45,10 +47,24 @@ export interface ApiHarness {
 
 export const PUBLIC_URL = 'http://vigil.test';
 
-async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(): Promise<void> }> {
+/** Settings of the server under test beyond the defaults (e.g. `{ NOTIFY_RETRY_DELAY: '1' }`). */
+export interface ApiOptions {
+  env?: Record<string, string>;
+}
+
+async function harness(
+  fixture: DialectFixture,
+  options: ApiOptions = {},
+): Promise<ApiHarness & { cleanup(): Promise<void> }> {
   const db = await fixture.create();
   const config = {
-    ...loadConfig({ PUBLIC_URL, LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent', DATA_DIR: db.dataDir }),
+    ...loadConfig({
+      PUBLIC_URL,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent',
+      DATA_DIR: db.dataDir,
+      WORKER_REGIONS: '*',
+      ...options.env,
+    }),
     databaseUrl: db.databaseUrl,
   };
   const server = await createServer(config, { store: db.store });
@@ -113,6 +129,7 @@ async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(
 
   return {
     dialect: fixture.name,
+    databaseUrl: db.databaseUrl,
     expectError,
     app: server.app,
     store: db.store,
@@ -133,12 +150,16 @@ async function harness(fixture: DialectFixture): Promise<ApiHarness & { cleanup(
  * Declares `suite` once per dialect; `get()` inside tests returns that dialect's running API with
  * two bootstrapped accounts.
  */
-export async function describeApi(title: string, suite: (get: () => ApiHarness) => void): Promise<void> {
+export async function describeApi(
+  title: string,
+  suite: (get: () => ApiHarness) => void,
+  options: ApiOptions = {},
+): Promise<void> {
   for (const { fixture, skip } of await dialects()) {
     describe(`${title} [${fixture.name}]`, { skip }, () => {
       let h: (ApiHarness & { cleanup(): Promise<void> }) | undefined;
       before(async () => {
-        h = await harness(fixture);
+        h = await harness(fixture, options);
       });
       after(async () => {
         await h?.cleanup();

@@ -30,9 +30,10 @@ export async function freePort(): Promise<number> {
 /** Starts `vigil serve` and resolves once /health answers. */
 export async function startServe(
   env: Record<string, string | undefined>,
+  args: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [VIGIL, 'serve'], {
+  const child = spawn(process.execPath, [VIGIL, 'serve', ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,6 +62,30 @@ export async function startServe(
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Starts a long-running `vigil` command (worker, agent) with its output collected. */
+export function startVigil(
+  args: string[],
+  env: Record<string, string | undefined>,
+): { child: ChildProcess; output(): string; stop(): Promise<void> } {
+  const child = spawn(process.execPath, [VIGIL, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return {
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

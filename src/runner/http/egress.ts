@@ -7,6 +7,7 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { buildConnector } from 'undici';
 
 export type EgressPolicy = 'allow-all' | 'public-only';
 
@@ -261,5 +262,27 @@ export function policyLookup(
       },
       (error: NodeJS.ErrnoException) => process.nextTick(callback, error, ''),
     );
+  };
+}
+
+/**
+ * An undici `connect` that applies the egress policy: names through `policyLookup` (checked after
+ * resolution, connecting to an address that passed), IP literals checked before dialling since
+ * net.connect skips the lookup for them.
+ */
+export function egressConnector(
+  policy: EgressPolicy,
+  timeoutMs: number,
+  resolve: Resolver | undefined,
+): buildConnector.connector {
+  const lookup = policyLookup(policy, resolve);
+  const connect = buildConnector({ lookup, timeout: timeoutMs });
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (net.isIP(host) === 0) return connect(options, callback);
+    lookup(host, { all: true }, (error) => {
+      if (error) callback(error, null);
+      else connect(options, callback);
+    });
   };
 }

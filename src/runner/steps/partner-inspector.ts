@@ -37,6 +37,7 @@ export async function runPartnerInspectorStep(
         suite_id: step.suite_id,
         test_id: step.test_id,
         start_url: startUrl,
+        bucket_key: ctx.definition.bucket.key,
       },
       ctx.signal,
     );

@@ -4,6 +4,9 @@ import * as m0002 from './0002_runs.js';
 import * as m0003 from './0003_messages.js';
 import * as m0004 from './0004_sessions.js';
 import * as m0005 from './0005_oauth_codes.js';
+import * as m0006 from './0006_scale_out.js';
+import * as m0007 from './0007_notifications.js';
+import * as m0008 from './0008_agents.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +15,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_messages': m0003,
   '0004_sessions': m0004,
   '0005_oauth_codes': m0005,
+  '0006_scale_out': m0006,
+  '0007_notifications': m0007,
+  '0008_agents': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -48,6 +48,9 @@ export type RunFinish = Pick<
   | 'summary'
 >;
 
+/** Runs past the full-detail limit whose details one retention pass removes (it runs after every run). */
+const RETENTION_SWEEP = 500;
+
 export const runsRepo = {
   async lastFinished(db: Executor, testId: string): Promise<LastRunSummary | null> {
     return (await lastFinishedOfTest(db, { testId }))[0] ?? null;
@@ -83,24 +86,70 @@ export const runsRepo = {
   },
 
   /** queued → working; false when the run is not queued any more (canceled meanwhile). */
-  async start(db: Executor, id: string, startedAt: number, agent: string | null): Promise<boolean> {
+  async start(
+    db: Executor,
+    id: string,
+    startedAt: number,
+    agent: string | null,
+    workerId: string,
+  ): Promise<boolean> {
     const result = await db
       .updateTable('test_runs')
-      .set({ result: 'working', started_at: startedAt, agent })
+      .set((eb) => ({
+        result: 'working',
+        started_at: startedAt,
+        agent,
+        worker_id: workerId,
+        executions: eb('executions', '+', 1),
+      }))
       .where('id', '=', id)
-      .where('result', 'in', ['queued', 'working'])
+      .where('result', '=', 'queued')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
 
-  /** working → its outcome; false when the run was canceled meanwhile (the cancel stands). */
-  async finish(db: Executor, id: string, finish: RunFinish): Promise<boolean> {
+  /** working → queued again, for another worker; false when the run is not `fromWorker`'s any more. */
+  async requeue(db: Executor, id: string, fromWorker: string): Promise<boolean> {
     const result = await db
+      .updateTable('test_runs')
+      .set({ result: 'queued', worker_id: null })
+      .where('id', '=', id)
+      .where('result', '=', 'working')
+      .where('worker_id', '=', fromWorker)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Unfinished runs: working ones (with their worker) and queued ones older than `queuedBefore`. */
+  async unfinished(
+    db: Executor,
+    queuedBefore: number,
+  ): Promise<
+    Pick<TestRunRow, 'id' | 'result' | 'worker_id' | 'region' | 'agent_id' | 'agent' | 'queued_at'>[]
+  > {
+    return db
+      .selectFrom('test_runs')
+      .select(['id', 'result', 'worker_id', 'region', 'agent_id', 'agent', 'queued_at'])
+      .where((eb) =>
+        eb.or([
+          eb('result', '=', 'working'),
+          eb.and([eb('result', '=', 'queued'), eb('queued_at', '<', queuedBefore)]),
+        ]),
+      )
+      .limit(1000)
+      .execute();
+  },
+
+  /** working → its outcome; false when the run was canceled meanwhile (the cancel stands). */
+  async finish(db: Executor, id: string, finish: RunFinish, workerId?: string): Promise<boolean> {
+    let query = db
       .updateTable('test_runs')
       .set(finish)
       .where('id', '=', id)
-      .where('result', 'in', ['queued', 'working'])
-      .executeTakeFirst();
+      .where('result', 'in', ['queued', 'working']);
+    // A worker records only a run that is still its own (not handed over meanwhile).
+    if (workerId !== undefined) query = query.where('worker_id', '=', workerId);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
 
@@ -182,7 +231,10 @@ export const runsRepo = {
             .select('id')
             .where('test_id', '=', testId)
             .where('result', '=', result)
-            .where('finished_at', '<=', cutoff.finished_at),
+            .where('finished_at', '<=', cutoff.finished_at)
+            // Older runs lost their details on earlier passes: only the newest few can still have them.
+            .orderBy('finished_at', 'desc')
+            .limit(RETENTION_SWEEP),
         )
         .execute();
     }

@@ -1,0 +1,17 @@
+import { Type } from '@sinclair/typebox';
+import { INTEGRATION_TYPES } from '../../domain/integrations.js';
+import { StringEnum } from '../../domain/schema.js';
+
+export const IntegrationOut = Type.Object({
+  id: Type.String(),
+  team_id: Type.String(),
+  integration_type: StringEnum(INTEGRATION_TYPES),
+  description: Type.String(),
+  config: Type.Record(Type.String(), Type.String(), {
+    description: 'Secrets masked: Slack URL host only, keys as their last four characters',
+  }),
+  created_at: Type.Number(),
+});
+
+export const TeamParams = Type.Object({ team_id: Type.String() });
+export const IntegrationParams = Type.Object({ team_id: Type.String(), integration_id: Type.String() });

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { LOG_REDACT, LOG_SERIALIZERS } from '../api/app.js';
+import { type Config, REGION_PATTERN } from '../config/config.js';
+import { createWorkerProcess } from '../main.js';
+
+export const WORKER_USAGE = `Usage: vigil worker [--region R]… [--concurrency N]
+
+Runs queued test runs of its regions (default: REGION) and the region-less jobs (notifications,
+retention), with no API. Any number of workers may share one PostgreSQL store.
+
+  --region R        a region to serve; repeat it or separate codes with commas; * serves every region
+  --concurrency N   runs executed at once (default WORKER_CONCURRENCY, 10)
+`;
+
+/** `vigil worker`: runs jobs until SIGINT or SIGTERM. Answers an exit code on bad flags. */
+export async function worker(config: Config, args: string[]): Promise<number | null> {
+  let regions: string[] | null;
+  let concurrency: number;
+  try {
+    const { values } = parseArgs({
+      args,
+      options: {
+        region: { type: 'string', multiple: true },
+        concurrency: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(WORKER_USAGE);
+      return 0;
+    }
+    const given = (values.region ?? []).flatMap((r) => r.split(',')).map((r) => r.trim());
+    if (given.includes('*')) regions = null;
+    else {
+      const bad = given.find((r) => !REGION_PATTERN.test(r));
+      if (bad !== undefined)
+        throw new Error(`--region must be a region code (lowercase letters, digits, dashes), got "${bad}"`);
+      regions = given.length > 0 ? given : [config.region];
+    }
+    concurrency = config.workerConcurrency;
+    if (values.concurrency !== undefined) {
+      if (
+        !/^\d+$/.test(values.concurrency) ||
+        Number(values.concurrency) < 1 ||
+        Number(values.concurrency) > 1000
+      )
+        throw new Error(`--concurrency must be a whole number from 1 to 1000, got "${values.concurrency}"`);
+      concurrency = Number(values.concurrency);
+    }
+  } catch (error) {
+    process.stderr.write(`vigil worker: ${(error as Error).message}\n\n${WORKER_USAGE}`);
+    return 2;
+  }
+  const log = pino({ level: config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS });
+  const running = await createWorkerProcess(config, { regions, concurrency, log });
+  log.info(
+    {
+      worker: running.worker.id,
+      regions: regions ?? ['*'],
+      concurrency,
+      store: config.databaseUrl ? 'postgres' : 'sqlite',
+    },
+    'Vigil worker started',
+  );
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, 'worker shutting down');
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  return null;
+}

@@ -1,0 +1,64 @@
+/**
+ * Who hears about a run (DESIGN §5, docs/notifications.md). Pure: the run's result and the results
+ * of the runs before it (same test, environment and region; pass/fail only; newest first) in, a
+ * decision out.
+ */
+import type { Emails } from '../domain/environments.js';
+
+type Result = 'pass' | 'fail' | 'canceled';
+type Previous = readonly ('pass' | 'fail')[];
+
+/** How many earlier results each rule needs to decide. */
+export function historyNeeded(emails: Pick<Emails, 'notify_on' | 'notify_threshold'>): number {
+  return emails.notify_on === 'threshold' ? thresholdOf(emails) : 1;
+}
+
+const thresholdOf = (emails: Pick<Emails, 'notify_threshold'>) => Math.max(1, emails.notify_threshold ?? 1);
+
+/** Leading fails of `previous` (the streak this run continues or ends). */
+function streak(previous: Previous): number {
+  const index = previous.indexOf('pass');
+  return index === -1 ? previous.length : index;
+}
+
+/**
+ * Whether the run's e-mail goes out, and whether it reports a recovery. Canceled runs send none.
+ * - all: every pass or fail; failures: every fail;
+ * - threshold: the fail that makes the streak exactly `notify_threshold` long, and the first pass
+ *   after a streak that reached it;
+ * - switch: a result other than the previous one (a first run counts as following a pass).
+ */
+export function emailDecision(
+  emails: Pick<Emails, 'notify_on' | 'notify_threshold'>,
+  result: Result,
+  previous: Previous,
+): { send: boolean; recovered: boolean } {
+  if (result === 'canceled') return { send: false, recovered: false };
+  const last = previous[0] ?? 'pass';
+  const recovered = result === 'pass' && last === 'fail';
+  switch (emails.notify_on) {
+    case 'all':
+      return { send: true, recovered };
+    case 'failures':
+      return { send: result === 'fail', recovered: false };
+    case 'threshold': {
+      const threshold = thresholdOf(emails);
+      if (result === 'fail') return { send: streak(previous) + 1 === threshold, recovered: false };
+      // `previous` holds `threshold` results: all fail means the streak reached the threshold.
+      const reached = previous.length >= threshold && streak(previous) >= threshold;
+      return { send: reached, recovered: reached };
+    }
+    case 'switch':
+      return { send: result !== last, recovered };
+  }
+}
+
+/**
+ * Slack and PagerDuty: every failed run alerts (PagerDuty folds them into one incident by its dedup
+ * key); the first pass after a fail resolves. Canceled runs and passes after passes stay quiet.
+ */
+export function alertDecision(result: Result, previous: Previous): 'trigger' | 'resolve' | null {
+  if (result === 'fail') return 'trigger';
+  if (result === 'pass' && previous[0] === 'fail') return 'resolve';
+  return null;
+}

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { nowFloat } from '../domain/ids.js';
+import { SCHEDULE_INTERVALS, type ScheduleInterval } from '../domain/schedules.js';
+import type { ScheduleRow } from '../store/database.js';
+import type { Store } from '../store/store.js';
+import type { RunService } from './runs.js';
+
+/** Schedules fired in one transaction. */
+const BATCH = 25;
+
+export interface SchedulerOptions {
+  store: Store;
+  runs: RunService;
+  /** Divides every interval (tests only: 60 turns a minute into a second). */
+  timeScale?: number;
+  /** How often due schedules are looked for, in ms. */
+  tickMs?: number;
+  log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** Length of a schedule's interval in seconds, under the time scale. */
+export function intervalSeconds(interval: string, timeScale = 1): number {
+  const seconds = SCHEDULE_INTERVALS[interval as ScheduleInterval] ?? SCHEDULE_INTERVALS['1h'];
+  return seconds / timeScale;
+}
+
+/**
+ * A schedule's stable phase within its interval, in seconds: derived from its id, so that many
+ * schedules of one interval spread over it instead of firing in the same second, and so that a
+ * schedule keeps its slot across restarts and processes.
+ */
+export function phaseSeconds(scheduleId: string, interval: number): number {
+  const hash = createHash('sha256').update(scheduleId).digest();
+  const fraction = hash.readUInt32BE(0) / 0x1_0000_0000;
+  return Math.floor(fraction * interval * 1000) / 1000;
+}
+
+/** The first planned start strictly after `now`. */
+export function nextSlot(scheduleId: string, interval: number, now: number): number {
+  const phase = phaseSeconds(scheduleId, interval);
+  const k = Math.floor((now - phase) / interval) + 1;
+  return phase + k * interval;
+}
+
+/**
+ * Fires schedules. Each schedule row holds its next planned start; a tick takes every due row,
+ * starts its run with the planned time, and moves the row to its next slot after now, all in one
+ * transaction per schedule. On PostgreSQL the row is taken `FOR UPDATE SKIP LOCKED` and re-checked,
+ * so with any number of serve processes each planned start fires exactly once. A schedule late by
+ * less than one interval keeps its cadence (the next start follows at once); after longer downtime
+ * it fires once and resumes on its slots: missed starts are not replayed.
+ */
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private readonly timeScale: number;
+  private readonly tickMs: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.timeScale = options.timeScale ?? 1;
+    this.tickMs = options.tickMs ?? 250;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.tick()
+        .then(
+          () => undefined,
+          (err: unknown) => this.options.log?.error({ err }, 'the scheduler could not read the schedules'),
+        )
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.timer = setTimeout(loop, this.tickMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Plans new schedules and fires due ones; answers how many runs were started. */
+  async tick(now = nowFloat()): Promise<number> {
+    const { db } = this.options.store;
+    const unplanned = await db
+      .selectFrom('schedules')
+      .select(['id', 'interval'])
+      .where('next_run_at', 'is', null)
+      .limit(1000)
+      .execute();
+    for (const row of unplanned) {
+      await db
+        .updateTable('schedules')
+        .set({ next_run_at: nextSlot(row.id, intervalSeconds(row.interval, this.timeScale), now) })
+        .where('id', '=', row.id)
+        .where('next_run_at', 'is', null)
+        .execute();
+    }
+
+    const due = await db
+      .selectFrom('schedules')
+      .select('id')
+      .where('next_run_at', '<=', now)
+      .orderBy('next_run_at')
+      .limit(1000)
+      .execute();
+    let fired = 0;
+    for (let i = 0; i < due.length; i += BATCH) {
+      const batch = due.slice(i, i + BATCH).map((row) => row.id);
+      try {
+        fired += await this.fire(batch, now);
+      } catch {
+        // One schedule of the batch could not start its run: go through them one by one.
+        for (const id of batch) {
+          try {
+            fired += await this.fire([id], now);
+          } catch (err) {
+            this.options.log?.warn({ err, schedule: id }, 'a schedule could not start its run');
+            await this.skip(id, now).catch(() => undefined);
+          }
+        }
+      }
+      if (fired > 0) this.options.runs.wakeWorkers();
+    }
+    return fired;
+  }
+
+  /**
+   * Starts the due runs of these schedules in one transaction; answers how many fired (a schedule
+   * another process fired first, or holds right now, is left out).
+   */
+  private async fire(ids: string[], now: number): Promise<number> {
+    const { store } = this.options;
+    return store.transaction(async (trx) => {
+      let query = trx
+        .selectFrom('schedules')
+        .selectAll()
+        .where('id', 'in', ids)
+        .where('next_run_at', '<=', now);
+      if (store.dialect === 'postgres') query = query.forUpdate().skipLocked();
+      const schedules: ScheduleRow[] = await query.execute();
+      for (const schedule of schedules) {
+        const planned = schedule.next_run_at!;
+        const interval = intervalSeconds(schedule.interval, this.timeScale);
+        // Keep the cadence when a little late; after downtime, fire once and resume on the slots.
+        let next = planned + interval;
+        if (next <= now - interval) next = nextSlot(schedule.id, interval, now);
+        await trx.updateTable('schedules').set({ next_run_at: next }).where('id', '=', schedule.id).execute();
+        await this.options.runs.queueScheduled(trx, schedule, planned);
+      }
+      return schedules.length;
+    });
+  }
+
+  /** A schedule whose run cannot start (its test or environment is gone) moves on to its next slot. */
+  private async skip(id: string, now: number): Promise<void> {
+    const { db } = this.options.store;
+    const row = await db.selectFrom('schedules').select('interval').where('id', '=', id).executeTakeFirst();
+    if (!row) return;
+    await db
+      .updateTable('schedules')
+      .set({ next_run_at: nextSlot(id, intervalSeconds(row.interval, this.timeScale), now) })
+      .where('id', '=', id)
+      .execute();
+  }
+}
