@@ -14,8 +14,10 @@
  * `npm run build` first. Progress goes to stderr, the table to stdout, and the last stdout line is
  * the results as JSON. Exit status 0 when every run passed, 1 otherwise.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/config.js';
 import { nowFloat } from '../src/domain/ids.js';
@@ -25,6 +27,7 @@ import { freshPostgresDatabase } from '../test/helpers/dialects.js';
 import {
   checkBuild,
   cleanup,
+  cpuMsOf,
   delay,
   freePort,
   log,
@@ -180,6 +183,26 @@ interface Throughput {
   seconds: number;
   runs_per_minute: number;
   failed: number;
+  /** CPU time per run of the worker processes and of PostgreSQL (all its processes), in ms. */
+  worker_cpu_ms_per_run: number;
+  postgres_cpu_ms_per_run: number;
+  /** Share of the machine's cores busy with workers and PostgreSQL while the runs went. */
+  machine_busy: number;
+}
+
+/** CPU time (ms) of every process named `postgres`, from /proc. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      total += cpuMsOf(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 /** Queues RUNS runs, starts `workers` workers, and times them from first start to last finish. */
@@ -204,6 +227,8 @@ async function throughput(upstream: string, workers: number): Promise<Throughput
       startChild(`worker ${i + 1}`, [...WORKER_NODE_ARGS, VIGIL, 'worker'], workerEnv(setup.databaseUrl)),
     );
     await waitAnnounced(setup.store, workers);
+    const cpuBefore = children.map((c) => cpuMsOf(c.pid));
+    const postgresBefore = postgresCpuMs();
     setup.services.runs.wakeWorkers();
     const deadline = Date.now() + 30 * 60_000;
     for (;;) {
@@ -216,6 +241,8 @@ async function throughput(upstream: string, workers: number): Promise<Throughput
       if (Date.now() > deadline) throw new Error(`${n} runs unfinished after 30 minutes`);
       await delay(250);
     }
+    const workerCpu = children.reduce((sum, c, i) => sum + cpuMsOf(c.pid) - cpuBefore[i]!, 0);
+    const postgresCpu = postgresCpuMs() - postgresBefore;
     await Promise.all(children.map(stopChild));
     const span = await setup.store.db
       .selectFrom('test_runs')
@@ -233,6 +260,9 @@ async function throughput(upstream: string, workers: number): Promise<Throughput
       seconds,
       runs_per_minute: (Number(span.runs) / seconds) * 60,
       failed: Number(span.failed),
+      worker_cpu_ms_per_run: workerCpu / Number(span.runs),
+      postgres_cpu_ms_per_run: postgresCpu / Number(span.runs),
+      machine_busy: (workerCpu + postgresCpu) / (seconds * 1000 * os.availableParallelism()),
     };
   } finally {
     await setup.close();
@@ -263,7 +293,7 @@ async function lag(upstream: string): Promise<Lag> {
         environment_id: test.environmentId,
         interval: '1m',
         note: 'bench',
-        created_at: now,
+        created_at: Math.floor(now),
         next_run_at: null,
       };
     });
@@ -338,10 +368,15 @@ async function main(): Promise<number> {
   }
   const out: string[] = [];
   if (results.throughput.length > 0) {
-    out.push('| workers | runs | seconds | runs/min | failed |', '|--:|--:|--:|--:|--:|');
+    out.push(
+      `${os.availableParallelism()} cores, ${CONCURRENCY} runs at once per worker`,
+      '',
+      '| workers | runs | seconds | runs/min | failed | worker CPU ms/run | PostgreSQL CPU ms/run | cores busy |',
+      '|--:|--:|--:|--:|--:|--:|--:|--:|',
+    );
     for (const t of results.throughput)
       out.push(
-        `| ${t.workers} | ${t.runs} | ${t.seconds.toFixed(1)} | ${t.runs_per_minute.toFixed(0)} | ${t.failed} |`,
+        `| ${t.workers} | ${t.runs} | ${t.seconds.toFixed(1)} | ${t.runs_per_minute.toFixed(0)} | ${t.failed} | ${t.worker_cpu_ms_per_run.toFixed(2)} | ${t.postgres_cpu_ms_per_run.toFixed(2)} | ${(t.machine_busy * 100).toFixed(0)} % |`,
       );
     const one = results.throughput[0]!;
     out.push(

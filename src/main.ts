@@ -269,6 +269,26 @@ export function announceWorker(
   };
 }
 
+/** The run reaper of this process, passing as often as processes announce themselves (at most every 5 s). */
+function startReaper(
+  store: Store,
+  services: Services,
+  runtime: Runtime,
+  config: Pick<Config, 'queueTimeoutSeconds'>,
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+): RunReaper {
+  const reaper = new RunReaper({
+    store,
+    runs: services.runs,
+    registry: runtime.registry,
+    queueTimeoutSeconds: config.queueTimeoutSeconds,
+    intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
+    log,
+  });
+  reaper.start();
+  return reaper;
+}
+
 export interface Server {
   app: FastifyInstance;
   store: Store;
@@ -318,15 +338,7 @@ export async function createServer(
       ? null
       : new Scheduler({ store, runs: services.runs, timeScale: config.scheduleTimeScale, log });
   scheduler?.start();
-  const reaper = new RunReaper({
-    store,
-    runs: services.runs,
-    registry: runtime.registry,
-    queueTimeoutSeconds: config.queueTimeoutSeconds,
-    intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
-    log,
-  });
-  reaper.start();
+  const reaper = startReaper(store, services, runtime, config, log);
   // Message retention through the queue: shortly after start, then every hour.
   const queueRetention = () =>
     void store
@@ -448,15 +460,7 @@ export async function createWorkerProcess(
     options.log,
   );
   // Workers reap too, so that runs end even while no serve process is up.
-  const reaper = new RunReaper({
-    store,
-    runs: services.runs,
-    registry: runtime.registry,
-    queueTimeoutSeconds: config.queueTimeoutSeconds,
-    intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
-    log: options.log,
-  });
-  reaper.start();
+  const reaper = startReaper(store, services, runtime, config, options.log);
   return {
     worker,
     reaper,

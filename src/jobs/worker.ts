@@ -79,7 +79,13 @@ export class Worker {
             await this.options.onGiveUp?.(job, 'the worker running it stopped before finishing', this.id);
           }
         }
-        while (!this.stopped && this.active.size < this.options.concurrency) {
+        // A busy worker refills in batches: with a backlog, each claim costs the queue a scan.
+        const refill = Math.max(1, Math.floor(this.options.concurrency / 4));
+        while (
+          !this.stopped &&
+          this.active.size < this.options.concurrency &&
+          (this.active.size === 0 || this.options.concurrency - this.active.size >= refill)
+        ) {
           const jobs = await this.options.queue.claimMany(
             this.id,
             names,

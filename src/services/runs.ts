@@ -36,6 +36,11 @@ export const RESULTS_PAGE = { default: 10, max: 50 } as const;
 const MAX_ENVIRONMENT_DEPTH = 10;
 /** Result retention of one test runs at most this often per process. */
 const RETENTION_PAUSE_MS = 5_000;
+/**
+ * A run's job is delivered again when the worker that took it vanished before starting the run
+ * (the job expires or its lease lapses); once the run has started, the reaper hands it over instead.
+ */
+const RUN_JOB_RETRY = { limit: 2, delaySeconds: 1, backoff: false } as const;
 /** A run is handed to a worker at most this often: once, and once more when that worker dies. */
 const MAX_EXECUTIONS = 2;
 
@@ -282,7 +287,12 @@ export class RunService {
     }));
     await runsRepo.insert(trx, rows);
     for (const row of rows)
-      await this.deps.queue.enqueue(trx, 'run-test', { runId: row.id }, { region: queueRegionOf(row) });
+      await this.deps.queue.enqueue(
+        trx,
+        'run-test',
+        { runId: row.id },
+        { region: queueRegionOf(row), retry: RUN_JOB_RETRY },
+      );
     return rows.map((row) => ({ row, testName: test.name, variables: request.variables }));
   }
 
@@ -337,19 +347,14 @@ export class RunService {
     workerId: string,
     agent: string | null = null,
   ): Promise<{ run: TestRunRow; definition: RunDefinition } | null> {
-    const { db } = this.deps.store;
-    const run = await runsRepo.byId(db, runId);
-    if (!run || run.result !== 'queued') return null;
+    const run = await runsRepo.start(this.deps.store.db, runId, nowFloat(), agent, workerId);
+    if (!run) return null;
     const definition = await this.definitionOf(run);
     if ('error' in definition) {
       await this.finishWithError(run, definition.error);
       return null;
     }
-    if (!(await runsRepo.start(db, run.id, nowFloat(), agent, workerId))) return null;
-    return {
-      run: { ...run, result: 'working', worker_id: workerId, agent },
-      definition: { ...definition, agent },
-    };
+    return { run, definition: { ...definition, agent } };
   }
 
   /** Stores the outcome a worker or agent reports; false when the run is not its own any more. */
@@ -375,7 +380,7 @@ export class RunService {
           trx,
           'run-test',
           { runId: run.id, execution: run.executions + 1 },
-          { region: queueRegionOf(run) },
+          { region: queueRegionOf(run), retry: RUN_JOB_RETRY },
         );
         return 'requeued' as const;
       }
@@ -418,6 +423,12 @@ export class RunService {
         return;
       }
       await this.record(run, outcome, workerId, definition.environment.settings);
+    } catch (error) {
+      // The outcome could not be stored (the store went away, say): another worker runs it again.
+      const message = error instanceof Error ? error.message : String(error);
+      await this.handOver(run.id, workerId, `the worker could not finish the run (${message})`).catch(
+        () => undefined,
+      );
     } finally {
       clearInterval(watcher);
       signal.removeEventListener('abort', onAbort);

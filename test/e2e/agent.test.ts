@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServe, VIGIL, vigil } from '../helpers/cli.js';
+import { apiClient, startServe, VIGIL, vigil } from '../helpers/cli.js';
 
 /**
  * A real `vigil serve` and a real `vigil agent` process: a test whose environment picks the agent
@@ -64,19 +64,10 @@ describe('vigil agent runs the tests meant for it', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function api(method: string, url: string, body?: unknown) {
-    const response = await fetch(`${server.url}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = (await response.json()) as { data: any; error: unknown };
-    assert.ok(response.ok, `${method} ${url} → ${response.status}: ${JSON.stringify(json.error)}`);
-    return json.data;
-  }
+  const api = apiClient(
+    () => server.url,
+    () => token,
+  );
 
   /** Polls until `check` answers a value (not undefined), or fails after `ms`. */
   async function eventually<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { startServe, startVigil, vigil } from '../helpers/cli.js';
+import { apiClient, startServe, startVigil, vigil } from '../helpers/cli.js';
 import { dialects, freshPostgresDatabase } from '../helpers/dialects.js';
 
 const SCALE = 30; // 1m schedules every 2 s
@@ -30,19 +30,10 @@ describe('scale-out: two serve and two worker processes on PostgreSQL', { skip: 
   let bucket = '';
   let api = '';
 
-  const call = async (method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${api}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    assert.ok(response.status < 300, `${method} ${url}: ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as { data: any }).data : null;
-  };
+  const call = apiClient(
+    () => api,
+    () => token,
+  );
 
   const startWorker = async () => {
     const worker = startVigil(['worker', '--concurrency', '8'], env);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServe, vigil } from '../helpers/cli.js';
+import { apiClient, startServe, vigil } from '../helpers/cli.js';
 
 /**
  * The real server, as `npm start` runs it: tests are created and triggered over HTTP, the
@@ -68,19 +68,10 @@ describe('vigil serve runs tests end to end', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function api(method: string, url: string, body?: unknown) {
-    const response = await fetch(`${server.url}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = (await response.json()) as { data: any; error: unknown };
-    assert.ok(response.ok, `${method} ${url} → ${response.status}: ${JSON.stringify(json.error)}`);
-    return json.data;
-  }
+  const api = apiClient(
+    () => server.url,
+    () => token,
+  );
 
   async function createTest(name: string, steps: unknown[]) {
     const created = await api('POST', `/buckets/${bucket}/tests`, { name });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -89,5 +90,23 @@ export function startVigil(
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** JSON calls to a running server with a bearer token: answers `data`, failing loudly otherwise. */
+export function apiClient(base: () => string, token: () => string) {
+  return async (method: string, url: string, body?: unknown) => {
+    const response = await fetch(`${base()}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token()}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const json = (text ? JSON.parse(text) : { data: null, error: null }) as { data: any; error: unknown };
+    assert.ok(response.ok, `${method} ${url} → ${response.status}: ${JSON.stringify(json.error)}`);
+    return json.data;
   };
 }

@@ -85,15 +85,15 @@ export const runsRepo = {
     return query.orderBy('queued_at', 'desc').orderBy('id', 'desc').limit(page.count).execute();
   },
 
-  /** queued → working; false when the run is not queued any more (canceled meanwhile). */
+  /** queued → working, stamped with its worker; the run, or undefined when it was not queued. */
   async start(
     db: Executor,
     id: string,
     startedAt: number,
     agent: string | null,
     workerId: string,
-  ): Promise<boolean> {
-    const result = await db
+  ): Promise<TestRunRow | undefined> {
+    return db
       .updateTable('test_runs')
       .set((eb) => ({
         result: 'working',
@@ -104,8 +104,8 @@ export const runsRepo = {
       }))
       .where('id', '=', id)
       .where('result', '=', 'queued')
+      .returningAll()
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
   },
 
   /** working → queued again, for another worker; false when the run is not `fromWorker`'s any more. */
