@@ -401,6 +401,7 @@ async function buildLoggedApp(
       publicUrl: config.publicUrl,
       egressPolicy: config.egressPolicy,
       responseBodyLimit: config.responseBodyLimit,
+      runTimeoutSeconds: config.runTimeoutSeconds,
       sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
       signup: config.signup,
     },

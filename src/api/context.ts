@@ -46,6 +46,8 @@ export interface ApiContext {
   egressPolicy: EgressPolicy;
   /** Response body bytes kept in a message the gateway or replay stores (RESPONSE_BODY_LIMIT). */
   responseBodyLimit: number;
+  /** Longest a whole test run may take, in seconds (RUN_TIMEOUT); remote agents are told it. */
+  runTimeoutSeconds?: number;
   /** Browser sessions of the web pages (sign-in, account, OAuth consent). */
   sessions: SessionService;
   /** Whether the sign-up page accepts new accounts (SIGNUP). */

@@ -49,6 +49,8 @@ interface ClaimedRun {
   definition: RunDefinition;
   /** How often the server wants to hear from a busy agent (a quarter of its WORKER_DEAD_AFTER). */
   heartbeat_seconds?: number;
+  /** The server's RUN_TIMEOUT and RESPONSE_BODY_LIMIT, which the agent applies as the server would. */
+  limits?: { run_timeout_seconds?: number | null; response_body_limit?: number };
 }
 
 class AgentRefused extends Error {}
@@ -166,7 +168,7 @@ export async function runAgent(options: AgentOptions, signal: AbortSignal): Prom
     }
   };
 
-  const execute = async ({ run, definition, heartbeat_seconds }: ClaimedRun) => {
+  const execute = async ({ run, definition, heartbeat_seconds, limits }: ClaimedRun) => {
     const heartbeatMs =
       typeof heartbeat_seconds === 'number' && heartbeat_seconds > 0
         ? Math.min(HEARTBEAT_MS, heartbeat_seconds * 1000)
@@ -194,6 +196,7 @@ export async function runAgent(options: AgentOptions, signal: AbortSignal): Prom
         egress: options.egress,
         subtests: remoteSubtests(client, run.id),
         partner: AGENT_PARTNER,
+        limits: engineLimits(limits),
       });
       const outcome = await engine.run(definition, { signal: controller.signal });
       if (canceled) return;
@@ -428,4 +431,14 @@ function reason(error: unknown): string {
     return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
+}
+
+/** The server's limits for a run, where it sent sound ones; the engine's defaults otherwise. */
+function engineLimits(limits: ClaimedRun['limits']): { maxBodyBytes?: number; runTimeoutMs?: number } {
+  const out: { maxBodyBytes?: number; runTimeoutMs?: number } = {};
+  const timeout = limits?.run_timeout_seconds;
+  if (typeof timeout === 'number' && timeout > 0) out.runTimeoutMs = timeout * 1000;
+  const body = limits?.response_body_limit;
+  if (typeof body === 'number' && body > 0) out.maxBodyBytes = body;
+  return out;
 }

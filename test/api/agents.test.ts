@@ -545,6 +545,12 @@ void describeApi('remote agents', (get) => {
     const polled = await poll(agent.token, 0);
     assert.equal(polled.statusCode, 200, polled.body);
     assert.equal(polled.json().data.run.id, started.test_run_id);
+    // The server tells the agent how often to heartbeat and the limits a server worker applies.
+    assert.equal(polled.json().data.heartbeat_seconds, h.server.runtime.registry.liveness.heartbeatMs / 1000);
+    assert.deepEqual(polled.json().data.limits, {
+      run_timeout_seconds: 900,
+      response_body_limit: 1024 * 1024,
+    });
     await h.call({
       method: 'POST',
       url: `/agent/v1/runs/${started.test_run_id}/result`,

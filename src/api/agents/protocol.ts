@@ -120,6 +120,10 @@ export const agentProtocolRoutes =
             run: presentAgentRun(claimed.run),
             definition: claimed.definition,
             heartbeat_seconds: ctx.services.workers.liveness.heartbeatMs / 1000,
+            limits: {
+              run_timeout_seconds: ctx.runTimeoutSeconds ?? null,
+              response_body_limit: ctx.responseBodyLimit,
+            },
           });
         } finally {
           polls.delete(controller);
