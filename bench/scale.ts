@@ -9,6 +9,8 @@
  *    `vigil serve --no-worker` firing them and one worker running them, for BENCH_LAG_SECONDS; lag
  *    is each run's actual start minus its planned start.
  *
+ * BENCH_UPSTREAM_DELAY_MS makes the upstream answer after a delay, as a real API does.
+ *
  * Each phase uses a fresh database on the server of TEST_DATABASE_URL
  * (postgres://root@127.0.0.1:5432/postgres by default), dropped afterwards. Vigil runs from dist/:
  * `npm run build` first. Progress goes to stderr, the table to stdout, and the last stdout line is
@@ -47,6 +49,8 @@ const PHASES = (process.env.BENCH_PHASES || 'throughput,lag').split(',').filter(
 const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 /** Runs are spread over this many one-request tests, as a team's monitors are. */
 const TESTS = Math.round(numberSetting('BENCH_TESTS', 20, 1));
+/** How long the upstream takes to answer, in ms: 0 for a bare floor, ~100–300 for a real API. */
+const UPSTREAM_DELAY_MS = numberSetting('BENCH_UPSTREAM_DELAY_MS', 0, 0);
 
 const TARGET_RUNS_PER_MINUTE = 3_000;
 const TARGET_SCALE = 1.6;
@@ -59,13 +63,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** A bare upstream in this process: every request answers 200 with a small JSON body. */
+/** A bare upstream in this process: every request answers 200 with a small JSON body, after UPSTREAM_DELAY_MS. */
 async function startUpstream(): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
   let requests = 0;
   const server = http.createServer((_request, response) => {
     requests++;
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' });
-    response.end('{"ok":true}');
+    const answer = () => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' });
+      response.end('{"ok":true}');
+    };
+    if (UPSTREAM_DELAY_MS > 0) setTimeout(answer, UPSTREAM_DELAY_MS);
+    else answer();
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -369,7 +377,7 @@ async function main(): Promise<number> {
   const out: string[] = [];
   if (results.throughput.length > 0) {
     out.push(
-      `${os.availableParallelism()} cores, ${CONCURRENCY} runs at once per worker`,
+      `${os.availableParallelism()} cores, ${CONCURRENCY} runs at once per worker, upstream answers in ${UPSTREAM_DELAY_MS} ms`,
       '',
       '| workers | runs | seconds | runs/min | failed | worker CPU ms/run | PostgreSQL CPU ms/run | cores busy |',
       '|--:|--:|--:|--:|--:|--:|--:|--:|',
@@ -393,7 +401,9 @@ async function main(): Promise<number> {
       `${l.p99_s <= TARGET_LAG_P99_S ? 'PASS' : 'FAIL'} lag p99 ≤ ${TARGET_LAG_P99_S} s`,
     );
   }
-  process.stdout.write(`${out.join('\n')}\n${JSON.stringify(results)}\n`);
+  process.stdout.write(
+    `${out.join('\n')}\n${JSON.stringify({ ...results, concurrency: CONCURRENCY, upstream_delay_ms: UPSTREAM_DELAY_MS })}\n`,
+  );
   const failed = results.throughput.some((t) => t.failed > 0) || (results.lag?.failed ?? 0) > 0;
   return failed ? 1 : 0;
 }
