@@ -362,6 +362,7 @@ export async function createServer(
     await reaper.stop();
     await stopWorker();
     await app.app.close();
+    await services.notifications.close();
     await runtime.close();
   };
   return {
@@ -469,6 +470,7 @@ export async function createWorkerProcess(
       await reaper.stop();
       await worker.stop();
       await withdraw();
+      await services.notifications.close();
       await runtime.close();
       await store.close();
     },

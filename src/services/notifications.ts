@@ -78,6 +78,12 @@ export class NotificationService {
     },
   ) {}
 
+  /** Lets go of outgoing connections (HTTP keep-alive, SMTP) when the process stops. */
+  async close(): Promise<void> {
+    this.deps.mailer?.close();
+    await this.deps.poster.close();
+  }
+
   // -------------------------------------------------------------------------------------------
   // Planning (the run-finished hook and the notify-run job)
 
