@@ -50,7 +50,6 @@ await describeApi('scheduler, run reaper and regions', (get) => {
 
   before(async () => {
     // These tests drive the scheduler, the reaper and the runs by hand.
-    await get().server.scheduler?.stop();
     await get().server.reaper.stop();
     await get().server.stopWorker();
   });

@@ -67,7 +67,9 @@ async function harness(
     }),
     databaseUrl: db.databaseUrl,
   };
-  const server = await createServer(config, { store: db.store });
+  // No live scheduler: a schedule firing in the middle of a test would change results and
+  // last_run under its feet. The scheduler's tests drive it by hand (test/api/scale-out.test.ts).
+  const server = await createServer(config, { store: db.store, scheduler: false });
   const services = (await import('../../src/main.js')).createServices(db.store);
   const make = async (email: string, name: string): Promise<Account> => {
     const r = await services.accounts.bootstrap({ email, name, password: 'correct horse battery' });
