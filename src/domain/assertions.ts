@@ -1,37 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from './schema.js';
+import { COMPARISONS, SOURCES } from './vocabulary.js';
 
-/** Where an assertion or a variable reads from (DESIGN §4). */
-export const SOURCES = [
-  'response_status',
-  'response_headers',
-  'response_json',
-  'response_xml',
-  'response_text',
-  'response_time',
-  'response_size',
-] as const;
+export { COMPARISONS, SOURCES };
+
 export type Source = (typeof SOURCES)[number];
 
-/** How an assertion or a condition compares; `is_equal` is a synonym of `equal`. */
-export const COMPARISONS = [
-  'equal',
-  'not_equal',
-  'empty',
-  'not_empty',
-  'contains',
-  'does_not_contain',
-  'is_a_number',
-  'equal_number',
-  'is_less_than',
-  'is_less_than_or_equal',
-  'is_greater_than',
-  'is_greater_than_or_equal',
-  'has_key',
-  'has_value',
-  'is_null',
-  'is_equal',
-] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 
 export const MAX_PROPERTY_LENGTH = 1_000;

@@ -1,12 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from './schema.js';
+import { AUTH_TYPES, SIGNATURE_TYPES } from './vocabulary.js';
 
-/** Authentication methods of a request step or an environment (spec 2.5). */
-export const AUTH_TYPES = ['basic', 'oauth_1', 'client_certificate'] as const;
+export { AUTH_TYPES, SIGNATURE_TYPES };
+
 export type AuthType = (typeof AUTH_TYPES)[number];
 
-/** Where an OAuth 1.0 signature goes. */
-export const SIGNATURE_TYPES = ['auth_header', 'body', 'query'] as const;
 export type SignatureType = (typeof SIGNATURE_TYPES)[number];
 
 const secret = () => Type.Optional(Type.String({ maxLength: 4_000 }));

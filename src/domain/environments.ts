@@ -1,9 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
 import { StringEnum, StringMap } from './schema.js';
+import { NOTIFY_ON } from './vocabulary.js';
 
-/** When e-mail notifications go out (DESIGN §5). */
-export const NOTIFY_ON = ['all', 'failures', 'threshold', 'switch'] as const;
+export { NOTIFY_ON };
+
 export type NotifyOn = (typeof NOTIFY_ON)[number];
 
 /** Test-specific environments a bucket may hold (spec 8). */

@@ -1,8 +1,11 @@
+import { TIMEFRAMES } from './vocabulary.js';
+
+export { TIMEFRAMES };
+
 /**
  * Response-time and success metrics over a timeframe (DESIGN §4, metrics). Pure: takes finished
  * runs and answers the series and the percentiles of this period and the change from the last.
  */
-export const TIMEFRAMES = ['hour', 'day', 'week', 'month'] as const;
 export type Timeframe = (typeof TIMEFRAMES)[number];
 
 /** Length of each timeframe and of one point of its series, in seconds. */

@@ -4,16 +4,16 @@
  */
 import type { Comparison, Source } from './assertions.js';
 import type { StepType } from './steps.js';
+import { RUN_RESULTS, RUN_SOURCES, STEP_RESULTS } from './vocabulary.js';
 
-export const RUN_SOURCES = ['manual', 'scheduled', 'trigger_url', 'subtest'] as const;
+export { RUN_RESULTS, RUN_SOURCES, STEP_RESULTS };
+
 export type RunSource = (typeof RUN_SOURCES)[number];
 
 /** Lifecycle of a run: queued → working → pass | fail, or canceled from queued/working. */
-export const RUN_RESULTS = ['queued', 'working', 'pass', 'fail', 'canceled'] as const;
 export type RunResult = (typeof RUN_RESULTS)[number];
 export type FinishedRunResult = 'pass' | 'fail' | 'canceled';
 
-export const STEP_RESULTS = ['pass', 'fail', 'skipped'] as const;
 export type StepResultStatus = (typeof STEP_RESULTS)[number];
 
 /** Per-phase timings of one HTTP exchange, in milliseconds (0 for a phase that did not happen). */

@@ -11,9 +11,10 @@ import {
 } from './assertions.js';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
 import { HEADER_NAME_PATTERN, StringEnum, StringMap } from './schema.js';
+import { STEP_TYPES } from './vocabulary.js';
 
-/** Step types (spec 2.4). Adding one here without handling it everywhere breaks the build. */
-export const STEP_TYPES = ['request', 'pause', 'condition', 'subtest', 'partner-inspector'] as const;
+export { STEP_TYPES };
+
 export type StepType = (typeof STEP_TYPES)[number];
 
 export const LIMITS = {
