@@ -19,6 +19,7 @@ import { EnvironmentService } from './services/environments.js';
 import { IntegrationService } from './services/integrations.js';
 import { MessageService } from './services/messages.js';
 import { NotificationService } from './services/notifications.js';
+import { RestoreService } from './services/restore.js';
 import { RunService } from './services/runs.js';
 import { ScheduleService } from './services/schedules.js';
 import { StepService } from './services/steps.js';
@@ -28,6 +29,7 @@ import { Scheduler } from './services/scheduler.js';
 import { TeamService } from './services/teams.js';
 import { WorkerRegistry } from './services/workers.js';
 import { TokenService } from './services/tokens.js';
+import { ViewService } from './services/views.js';
 import { Store } from './store/store.js';
 
 type RuntimeConfig = Pick<
@@ -151,6 +153,8 @@ export function createServices(
     notifications,
     workers: runtime.registry,
     agents: new AgentService({ store, teams, runs, queue: runtime.queue, registry: runtime.registry }),
+    restore: new RestoreService({ store, tests }),
+    views: new ViewService({ store, buckets }),
   };
 }
 
@@ -311,11 +315,18 @@ export interface Server {
  */
 export async function createServer(
   config: Config,
-  options: { store?: Store; worker?: boolean; scheduler?: boolean; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    store?: Store;
+    worker?: boolean;
+    scheduler?: boolean;
+    logStream?: NodeJS.WritableStream;
+    /** Where the built dashboard is (default: the package's `dist/dashboard/`). */
+    dashboardDir?: string;
+  } = {},
 ): Promise<Server> {
   const store = options.store ?? openStore(config);
   await store.migrate();
-  const app = await buildLoggedApp(config, store, options.logStream, async (log) => {
+  const app = await buildLoggedApp(config, store, options, async (log) => {
     const runtime = await createRuntime(store, config, log);
     return { runtime, services: createServices(store, config, runtime) };
   });
@@ -386,7 +397,7 @@ export async function createServer(
 async function buildLoggedApp(
   config: Config,
   store: Store,
-  logStream: NodeJS.WritableStream | undefined,
+  { logStream, dashboardDir }: { logStream?: NodeJS.WritableStream; dashboardDir?: string },
   wire: (log: {
     error(obj: object, msg: string): void;
   }) => Promise<{ runtime: Runtime & { close(): Promise<void> }; services: Services }>,
@@ -405,6 +416,7 @@ async function buildLoggedApp(
       runTimeoutSeconds: config.runTimeoutSeconds,
       sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
       signup: config.signup,
+      ...(dashboardDir !== undefined && { dashboardDir }),
     },
     {
       bodyLimit: config.bodyLimit,

@@ -31,9 +31,11 @@ import { stepRoutes } from './steps/routes.js';
 import { testRoutes } from './tests/routes.js';
 import { trafficRoutes } from './traffic/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
+import { viewRoutes } from './views/routes.js';
 import { webRoutes } from './web/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { checkCsrf } from '../auth/sessions.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export interface AppOptions {
   bodyLimit: number;
@@ -172,11 +174,13 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(messageRoutes(ctx));
   await app.register(trafficRoutes(ctx));
   await app.register(harRoutes(ctx));
+  await app.register(viewRoutes(ctx));
   await app.register(agentRoutes(ctx));
   await app.register(agentProtocolRoutes(ctx));
   await app.register(publicMessageRoutes(ctx));
   await app.register(webRoutes(ctx));
   await app.register(oauthRoutes(ctx, { current: (request) => ctx.sessions.current(request), checkCsrf }));
+  await app.register(dashboardRoutes(ctx));
   await app.ready();
   return app;
 }

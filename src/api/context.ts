@@ -8,12 +8,14 @@ import type { EnvironmentService } from '../services/environments.js';
 import type { IntegrationService } from '../services/integrations.js';
 import type { MessageService } from '../services/messages.js';
 import type { NotificationService } from '../services/notifications.js';
+import type { RestoreService } from '../services/restore.js';
 import type { RunService } from '../services/runs.js';
 import type { ScheduleService } from '../services/schedules.js';
 import type { StepService } from '../services/steps.js';
 import type { TestService } from '../services/tests.js';
 import type { TeamService } from '../services/teams.js';
 import type { TokenService } from '../services/tokens.js';
+import type { ViewService } from '../services/views.js';
 import type { WorkerRegistry } from '../services/workers.js';
 import type { Store } from '../store/store.js';
 
@@ -35,6 +37,10 @@ export interface Services {
   workers: WorkerRegistry;
   /** Remote agents: their registration and their protocol (docs/agents.md). */
   agents: AgentService;
+  /** Restoring revisions of tests and environments. */
+  restore: RestoreService;
+  /** Saved stream views of the dashboard. */
+  views: ViewService;
 }
 
 /** What the routes need: the services, the base of every URL they print, and outbound settings. */
@@ -52,4 +58,6 @@ export interface ApiContext {
   sessions: SessionService;
   /** Whether the sign-up page accepts new accounts (SIGNUP). */
   signup: 'open' | 'closed';
+  /** The built dashboard (default: the package's `dist/dashboard/`); tests point it elsewhere. */
+  dashboardDir?: string;
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { hashSecret, isUuid } from '../domain/ids.js';
+import { hashSecret, isUuid, newId, newSecret } from '../domain/ids.js';
 import { isScope, type Scope } from '../domain/scopes.js';
 import type { Executor } from '../store/store.js';
 
@@ -11,6 +11,16 @@ const CODE_RETENTION_SECONDS = 24 * 3600;
 /** An authorization request without `scope` grants this (DESIGN §2). */
 export const DEFAULT_SCOPES: readonly Scope[] = ['api:read'];
 const MAX_STATE_LENGTH = 1024;
+
+/**
+ * The web dashboard's own client (docs/oauth.md, "The dashboard's own client"): a public client with
+ * this fixed id whose only callback is `PUBLIC_URL/app/`. Its codes and tokens point to a hidden
+ * application row of the account, marked with `builtin = DASHBOARD_BUILTIN`.
+ */
+export const DASHBOARD_CLIENT_ID = 'vigil-dashboard';
+export const DASHBOARD_BUILTIN = 'dashboard';
+export const DASHBOARD_NAME = 'Vigil dashboard';
+export const dashboardCallback = (publicUrl: string): string => `${publicUrl}/app/`;
 
 /** RFC 6749 error codes this server answers with (§4.1.2.1 and §5.2). */
 export type OAuthErrorCode =
@@ -173,13 +183,66 @@ export interface CodeRow {
 
 /** Queries of the flow: clients by id, authorization codes, and tokens by hash. */
 export const oauthStore = {
+  /** A registered application; built-in rows are reachable only through their fixed client id. */
   async findClient(db: Executor, clientId: string): Promise<OAuthClient | undefined> {
     if (!isUuid(clientId)) return undefined;
     return db
       .selectFrom('client_applications')
       .select(['client_id', 'account_id', 'name', 'website_url', 'callback_url', 'secret_hash', 'is_public'])
       .where('client_id', '=', clientId)
+      .where('builtin', 'is', null)
       .executeTakeFirst();
+  },
+
+  /**
+   * The client id of the account's dashboard row, created on first use with a random secret nobody
+   * is told. Two first uses at once meet the unique (account_id, builtin) index; the loser inserts
+   * nothing and reads the winner's row.
+   */
+  async dashboardClientId(
+    db: Executor,
+    options: { accountId: string; publicUrl: string; now: number },
+  ): Promise<string> {
+    const find = () =>
+      db
+        .selectFrom('client_applications')
+        .select('client_id')
+        .where('account_id', '=', options.accountId)
+        .where('builtin', '=', DASHBOARD_BUILTIN)
+        .executeTakeFirst();
+    const existing = await find();
+    if (existing) return existing.client_id;
+    await db
+      .insertInto('client_applications')
+      .values({
+        client_id: newId(),
+        account_id: options.accountId,
+        name: DASHBOARD_NAME,
+        website_url: options.publicUrl,
+        callback_url: dashboardCallback(options.publicUrl),
+        secret_hash: hashSecret(newSecret()),
+        is_public: 1,
+        created_at: options.now,
+        builtin: DASHBOARD_BUILTIN,
+      })
+      .onConflict((conflict) => conflict.columns(['account_id', 'builtin']).doNothing())
+      .execute();
+    const created = await find();
+    if (!created)
+      throw new Error(`the dashboard client of account ${options.accountId} could not be created`);
+    return created.client_id;
+  },
+
+  /** Whether this client row is an account's dashboard row. */
+  async isDashboardRow(db: Executor, clientId: string, accountId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('client_applications')
+      .select('client_id')
+      .where('client_id', '=', clientId)
+      .where('account_id', '=', accountId)
+      .where('builtin', '=', DASHBOARD_BUILTIN)
+      .executeTakeFirst();
+    return row !== undefined;
   },
 
   async insertCode(
@@ -267,6 +330,20 @@ export const oauthStore = {
       .set({ revoked_at: now })
       .where('token_hash', '=', tokenHash)
       .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Revokes the live token with this hash when it was issued to a dashboard row; false otherwise. */
+  async revokeDashboardToken(db: Executor, tokenHash: string, now: number): Promise<boolean> {
+    const result = await db
+      .updateTable('access_tokens')
+      .set({ revoked_at: now })
+      .where('token_hash', '=', tokenHash)
+      .where('client_id', 'in', (eb) =>
+        eb.selectFrom('client_applications').select('client_id').where('builtin', '=', DASHBOARD_BUILTIN),
+      )
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;

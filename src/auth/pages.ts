@@ -232,7 +232,7 @@ export function accountPage(input: {
     'Account',
     '<h1>Your account</h1>' +
       `<dl><dt>Name</dt><dd>${escapeHtml(input.name)}</dd><dt>Email</dt><dd>${escapeHtml(input.email)}</dd></dl>` +
-      '<p><a href="/docs">API documentation</a></p>' +
+      '<p><a href="/app/">Dashboard</a> · <a href="/docs">API documentation</a></p>' +
       '<form method="post" action="/signout">' +
       csrfField(input.csrfToken) +
       '<button type="submit">Sign out</button></form>' +
@@ -242,6 +242,19 @@ export function accountPage(input: {
       '<h2>Access tokens</h2>' +
       tokensTable(input.tokens ?? [], input.csrfToken),
     { wide: true },
+  );
+}
+
+/** Where the dashboard sends people to end their web session: one button, the session's CSRF token. */
+export function signOutPage(input: { csrfToken: string }): string {
+  return document(
+    'Sign out',
+    '<h1>Sign out of Vigil?</h1>' +
+      '<p>This ends your session in this browser. Your tests keep running.</p>' +
+      '<form method="post" action="/signout">' +
+      csrfField(input.csrfToken) +
+      '<button type="submit">Sign out</button></form>' +
+      '<p><a href="/app/">Back to the dashboard</a></p>',
   );
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.js';
+import { AppError, invalid } from '../domain/errors.js';
 import { newId, nowSeconds } from '../domain/ids.js';
 import { accountsRepo, type TeamSummary } from '../store/repositories/accounts.js';
 import type { Executor, Store } from '../store/store.js';
@@ -126,6 +126,40 @@ export class AccountService {
       return null;
     }
     return (await verifyPassword(password, account.password_hash)) ? { id: account.id } : null;
+  }
+
+  /** Renames the account (`PUT /account`); the name is trimmed, 1 to 255 characters. */
+  async rename(principal: Pick<Principal, 'accountId'>, name: string): Promise<AccountView> {
+    const trimmed = name.trim();
+    if (!trimmed || trimmed.length > 255) throw invalid('/name', 'must be 1 to 255 characters, not blank');
+    await accountsRepo.updateName(this.deps.store.db, principal.accountId, trimmed);
+    return this.get(principal);
+  }
+
+  /**
+   * Changes the password (`POST /account/password`) after checking the current one with the same
+   * scrypt code as sign-in. The new one follows the sign-up rule. Every web session of the account
+   * ends in the same transaction; access tokens stay valid (spec 5.4: until revoked).
+   */
+  async changePassword(
+    principal: Pick<Principal, 'accountId'>,
+    input: { currentPassword: string; newPassword: string },
+  ): Promise<void> {
+    const { store } = this.deps;
+    const account = await accountsRepo.findById(store.db, principal.accountId);
+    if (!account) throw new AppError('unauthorized', 'The account of this token no longer exists');
+    if (input.newPassword.length < MIN_SIGNUP_PASSWORD || input.newPassword.length > 1024) {
+      throw invalid('/new_password', `must be ${MIN_SIGNUP_PASSWORD} to 1024 characters`);
+    }
+    const matches =
+      input.currentPassword.length <= 1024 &&
+      (await verifyPassword(input.currentPassword, account.password_hash));
+    if (!matches) throw invalid('/current_password', 'is not the current password of the account');
+    const passwordHash = await hashPassword(input.newPassword);
+    await store.transaction(async (trx) => {
+      await accountsRepo.updatePasswordHash(trx, account.id, passwordHash);
+      await accountsRepo.deleteWebSessions(trx, account.id);
+    });
   }
 
   /** The account, its team (as owner) and the team's default bucket. */

@@ -1,4 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import {
+  FilterProblem,
+  type MessageFilters,
+  type MessageFiltersInput,
+  parseMessageFilters,
+} from '../capture/filters.js';
 import { HAR_LIMITS, messagesFromHar } from '../capture/har.js';
 import type { ListedMessage, MessageView, NewMessage, StoredMessage } from '../capture/message.js';
 import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
@@ -23,6 +29,24 @@ export interface ItemResult {
 export interface IngestResult {
   results: ItemResult[];
   meta: { success_count: number; warning_count: number; error_count: number };
+}
+
+/**
+ * Checks the list filters (docs/capture.md); a bad one is a 400 naming it, as `?status` for query
+ * parameters or `/filters/status` for a saved view's body. Answers undefined when none is given.
+ */
+export function checkMessageFilters(
+  input: MessageFiltersInput,
+  at: (name: string) => string = (name) => `?${name}`,
+): MessageFilters | undefined {
+  try {
+    const filters = parseMessageFilters(input);
+    return Object.keys(filters).length > 0 ? filters : undefined;
+  } catch (error) {
+    if (!(error instanceof FilterProblem)) throw error;
+    const field = at(error.field);
+    throw new AppError('validation_failed', `${field} ${error.message}`, field);
+  }
 }
 
 /**
@@ -159,14 +183,20 @@ export class MessageService {
   async exportWindow(
     principal: Principal,
     bucketKey: string,
-    window: { since?: number | undefined; before?: number | undefined; limit?: number | undefined },
+    window: {
+      since?: number | undefined;
+      before?: number | undefined;
+      limit?: number | undefined;
+    } & MessageFiltersInput,
   ): Promise<{ messages: StoredMessage[]; limit: number; truncated: boolean }> {
     await this.deps.buckets.require(principal, bucketKey);
+    const filters = checkMessageFilters(window);
     const limit = Math.min(window.limit ?? HAR_LIMITS.exportEntries, HAR_LIMITS.exportEntries);
     const rows = await messagesRepo.window(this.deps.store.db, bucketKey, {
       since: window.since,
       before: window.before,
       limit: limit + 1,
+      filters,
     });
     return { messages: rows.slice(0, limit).map(toMessage), limit, truncated: rows.length > limit };
   }
@@ -175,14 +205,20 @@ export class MessageService {
     principal: Principal,
     bucketKey: string,
     view: MessageView,
-    page: { count?: number | undefined; since?: number | undefined; before?: number | undefined },
+    page: {
+      count?: number | undefined;
+      since?: number | undefined;
+      before?: number | undefined;
+    } & MessageFiltersInput,
   ): Promise<ListedMessage[]> {
     await this.deps.buckets.require(principal, bucketKey);
+    const filters = checkMessageFilters(page);
     const count = Math.min(page.count ?? MESSAGES_PAGE.default, MESSAGES_PAGE.max);
     const rows = await messagesRepo.list(this.deps.store.db, bucketKey, view, {
       count,
       since: page.since,
       before: page.before,
+      filters,
     });
     return rows.map(toListedMessage);
   }

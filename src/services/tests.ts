@@ -11,7 +11,7 @@ import { revisionsRepo } from '../store/repositories/revisions.js';
 import { schedulesRepo } from '../store/repositories/schedules.js';
 import { assembleSteps, stepsRepo } from '../store/repositories/steps.js';
 import { type LastRunSummary, type TestWithCreator, testsRepo } from '../store/repositories/tests.js';
-import { runsRepo } from '../store/repositories/runs.js';
+import { type RecentRun, runsRepo } from '../store/repositories/runs.js';
 import type { Executor, Store, Trx } from '../store/store.js';
 import { BUCKET_KEY_PATTERN, type BucketService } from './buckets.js';
 import {
@@ -73,6 +73,18 @@ export interface TestExport {
 
 export const DEFAULT_TESTS_PAGE = 50;
 export const MAX_TESTS_PAGE = 1000;
+/** The test summaries of the dashboard page by 100 by default, and show up to 20 recent runs each. */
+export const DEFAULT_SUMMARIES_PAGE = 100;
+export const RECENT_RUNS = 20;
+
+/** One row of the dashboard's tests list (`GET …/test-summaries`). */
+export interface TestSummary {
+  test: TestWithCreator;
+  schedules: ScheduleRow[];
+  lastRun: LastRunSummary | null;
+  /** Up to RECENT_RUNS newest finished runs, oldest first. */
+  recentRuns: RecentRun[];
+}
 
 /** What a test revision keeps: the test's own fields, its steps and its schedules. */
 export function testSnapshot(aggregate: TestAggregate) {
@@ -122,6 +134,41 @@ export class TestService {
     await this.deps.buckets.require(principal, bucketKey);
     const count = Math.min(page.count ?? DEFAULT_TESTS_PAGE, MAX_TESTS_PAGE);
     return testsRepo.list(this.deps.store.db, bucketKey, count, page.offset ?? 0);
+  }
+
+  /**
+   * A page of the tests list with what the dashboard shows of each: schedules, last run and recent
+   * runs. A fixed number of queries whatever the page size (tests, total, schedules, runs).
+   */
+  async summaries(
+    principal: Principal,
+    bucketKey: string,
+    page: { count?: number; offset?: number },
+  ): Promise<{ summaries: TestSummary[]; total: number }> {
+    const { db } = this.deps.store;
+    await this.deps.buckets.require(principal, bucketKey);
+    const count = Math.min(page.count ?? DEFAULT_SUMMARIES_PAGE, MAX_TESTS_PAGE);
+    const [tests, total] = await Promise.all([
+      testsRepo.list(db, bucketKey, count, page.offset ?? 0),
+      testsRepo.countInBucket(db, bucketKey),
+    ]);
+    const ids = tests.map((t) => t.id);
+    const [schedules, runs] = await Promise.all([
+      schedulesRepo.forTests(db, ids),
+      runsRepo.recentForTests(db, ids, RECENT_RUNS),
+    ]);
+    const byTest = new Map<string, TestSummary>(
+      tests.map((test) => [test.id, { test, schedules: [], lastRun: null, recentRuns: [] }]),
+    );
+    for (const schedule of schedules) byTest.get(schedule.test_id)?.schedules.push(schedule);
+    for (const run of runs) {
+      const summary = byTest.get(run.test_id);
+      if (!summary) continue;
+      if (run.rank_finished === 1) summary.lastRun = run;
+      if (run.rank_started <= RECENT_RUNS) summary.recentRuns.push(run);
+    }
+    for (const summary of byTest.values()) summary.recentRuns.sort((a, b) => b.rank_started - a.rank_started);
+    return { summaries: [...byTest.values()], total };
   }
 
   /** The test when it lies in a bucket of the caller's team; 404 otherwise. */

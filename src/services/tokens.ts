@@ -1,7 +1,7 @@
 import { notFound } from '../domain/errors.js';
 import { hashSecret, isUuid, newId, newSecret, nowSeconds } from '../domain/ids.js';
 import { isScope, SCOPES, type Scope } from '../domain/scopes.js';
-import { type TokenSummary, tokensRepo } from '../store/repositories/tokens.js';
+import { type TokenKind, type TokenSummary, tokensRepo } from '../store/repositories/tokens.js';
 import type { Executor, Store } from '../store/store.js';
 import type { Principal } from './principal.js';
 
@@ -47,7 +47,7 @@ export class TokenService {
       accountId: string;
       clientId: string | null;
       scopes: readonly Scope[];
-      kind: 'personal' | 'oauth';
+      kind: TokenKind;
     },
   ): Promise<IssuedToken> {
     const token = newSecret(ACCESS_TOKEN_PREFIX);
@@ -100,9 +100,13 @@ export class TokenService {
     return { clientId, clientSecret, accessToken: token };
   }
 
-  /** Personal tokens belong to the account holder; OAuth tokens were granted to an application. */
+  /**
+   * Personal tokens belong to the account holder; OAuth tokens were granted to an application. A
+   * dashboard token counts as personal: it is the person acting in the service's own UI.
+   */
   async isPersonal(principal: Principal): Promise<boolean> {
-    return (await tokensRepo.kindOf(this.deps.store.db, principal.tokenId)) === 'personal';
+    const kind = await tokensRepo.kindOf(this.deps.store.db, principal.tokenId);
+    return kind === 'personal' || kind === 'dashboard';
   }
 
   /** A new secret for the account's application, shown once; the old one stops matching. */

@@ -30,6 +30,7 @@ export interface Database {
   notifications: NotificationTable;
   notification_attempts: NotificationAttemptTable;
   outbox: OutboxTable;
+  saved_views: SavedViewTable;
 }
 
 export interface AccountTable {
@@ -77,6 +78,8 @@ export interface ClientApplicationTable {
   secret_hash: string;
   is_public: number;
   created_at: number;
+  /** 'dashboard' for the hidden row of the dashboard's own client (one per account); null otherwise. */
+  builtin: string | null;
 }
 
 export interface AccessTokenTable {
@@ -86,7 +89,8 @@ export interface AccessTokenTable {
   client_id: string | null;
   /** Space-separated scopes. */
   scopes: string;
-  kind: 'personal' | 'oauth';
+  /** personal: the holder's own; oauth: granted to an application; dashboard: the web dashboard's. */
+  kind: 'personal' | 'oauth' | 'dashboard';
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
@@ -267,6 +271,16 @@ export interface MessageTable {
   response_meta: string | null;
   request_body: string | null;
   response_body: string | null;
+  /** What the list filters compare (docs/capture.md): the request's method in upper case, */
+  request_method: string | null;
+  /** its host (with a non-default port) in lower case, */
+  request_host: string | null;
+  /** its path as sent, */
+  request_path: string | null;
+  /** host + path + query in lower case, */
+  request_target: string | null;
+  /** and the response's status; null when that half is missing. */
+  response_status: number | null;
 }
 
 export interface BucketUsageTable {
@@ -388,3 +402,20 @@ export interface OutboxTable {
   created_at: number;
 }
 export type OutboxRow = Selectable<OutboxTable>;
+
+/** A saved stream view of the dashboard: a named set of list filters of a bucket (docs/capture.md). */
+export interface SavedViewTable {
+  id: string;
+  bucket_key: string;
+  name: string;
+  /** The name trimmed and in lower case: names are unique per bucket, case-insensitively. */
+  name_key: string;
+  /** messages | errors | shared | captures */
+  stream: string;
+  /** The filters as JSON. */
+  filters: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+export type SavedViewRow = Selectable<SavedViewTable>;

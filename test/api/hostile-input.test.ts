@@ -428,6 +428,9 @@ interface Fixture {
   agentId: string;
   /** An integration of the team. */
   integrationId: string;
+  /** A saved stream view of the bucket, and a revision of the protected test. */
+  viewId: string;
+  revisionId: string;
 }
 
 async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise<Fixture> {
@@ -508,6 +511,12 @@ async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise
     note: 'hourly',
   });
   const detail = await req('GET', tb);
+  const view = await req('POST', `${b}/views`, {
+    name: 'Protected view',
+    stream: 'errors',
+    filters: { method: 'GET', status: '5xx', window: '1h' },
+  });
+  const revisionId = (await req('GET', `${tb}/revisions`)).test_revisions[0].uuid as string;
   const teamId = (await req('GET', '/account')).teams[0].id as string;
   const agent = await req('POST', `/teams/${teamId}/agents`, { name: 'Probe', region: 'office-1' });
   const integration = await req('POST', `/teams/${teamId}/integrations`, {
@@ -544,6 +553,8 @@ async function populate(h: ApiHarness, who: Account, bucketKey: string): Promise
     teamId,
     agentId: agent.id,
     integrationId: integration.id,
+    viewId: view.id,
+    revisionId,
   };
 }
 
@@ -569,6 +580,7 @@ async function snapshot(
   const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
   const b = `/buckets/${bucketKey}`;
   await read(b);
+  for (const view of list(await read(`${b}/views`))) await read(`${b}/views/${view.id}`);
   for (const env of list(await read(`${b}/environments`))) await read(`${b}/environments/${env.id}`);
   for (const t of list(await read(`${b}/tests?count=1000`))) {
     const tb = `${b}/tests/${t.id}`;
@@ -646,6 +658,8 @@ function realParams(path: string, fx: Fixture, step: StepKind = 'request'): Reco
     team_id: fx.teamId,
     agent_id: fx.agentId,
     integration_id: fx.integrationId,
+    view_id: fx.viewId,
+    revision_uuid: fx.revisionId,
   };
 }
 
@@ -686,6 +700,12 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
       config: { routing_key: 'abc123' },
     },
     'PUT /buckets/{bucket_key}/tests/{test_id}/schedules/{schedule_id}': { note: 'changed' },
+    // `PUT /account` and `POST /account/password` get refusals only (no base body): a valid rename
+    // would change alice's name in every snapshot (created_by), and a valid password change needs
+    // the current password, so schema-valid bodies are refused by the service.
+
+    'POST /buckets/{bucket_key}/views': { name: 'Hostile view', stream: 'messages', filters: { q: 'x' } },
+    'PUT /buckets/{bucket_key}/views/{view_id}': { name: 'Renamed view', stream: 'errors' },
     'POST /buckets/{bucket_key}/messages': {
       request: { method: 'GET', url: 'https://api.example.com/items?a=1' },
       response: { status: 200, body: 'ok' },

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { oauthRoutes, type SessionLookup } from '../../src/api/oauth/routes.js';
-import { describeApi } from '../helpers/api.js';
+import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 
 const CALLBACK = 'https://client.example/callback';
 const PUBLIC_CALLBACK = 'https://spa.example/cb';
@@ -54,7 +54,7 @@ describeApi('OAuth web application flow', (get) => {
     });
     oauth = Fastify({ logger: { level: 'trace', stream } });
     await oauth.register(
-      oauthRoutes({ services: h.server.services, store: h.store }, fakeSessions, {
+      oauthRoutes({ services: h.server.services, store: h.store, publicUrl: PUBLIC_URL }, fakeSessions, {
         now: () => Date.now() + offset,
       }),
     );

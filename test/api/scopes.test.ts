@@ -34,6 +34,8 @@ const PERSONAL = [
   'DELETE /applications/{client_id}',
   'GET /account/tokens',
   'DELETE /account/tokens/{token_id}',
+  'PUT /account',
+  'POST /account/password',
 ];
 
 /** Every operation of the OpenAPI document with the scope its `x-vigil-scope` names. */
@@ -101,6 +103,7 @@ await describeApi('every documented operation × every scope', (get) => {
       website_url: 'https://example.com',
       callback_url: 'https://example.com/cb',
     });
+    const view = await h.data('POST', `${base}/views`, { name: 'Scoped', stream: 'messages' });
     const tokens = await h.data('GET', '/account/tokens');
     const teamId = (await h.data('GET', '/account')).teams[0].id as string;
     const agent = await h.data('POST', `/teams/${teamId}/agents`, { name: 'Scope table' });
@@ -118,6 +121,7 @@ await describeApi('every documented operation × every scope', (get) => {
       environment_id: shared.id,
       schedule_id: schedule.id,
       message_uuid: message.uuid,
+      view_id: view.id,
       // No run is started: it would go on in the background after the test.
       test_run_id: randomUUID(),
       client_id: application.client_id,

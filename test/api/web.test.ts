@@ -173,6 +173,26 @@ await describeApi('web pages', (get) => {
     assert.equal(after.statusCode, 303);
   });
 
+  test("the sign-out page asks for confirmation with the session's token", async () => {
+    const signedOut = await inject({ method: 'GET', url: '/signout' });
+    assert.equal(signedOut.statusCode, 303);
+    assert.equal(signedOut.headers.location, '/signin');
+    const session = cookieValue(await signIn('alice@example.com', PASSWORD), 'vigil_session')!;
+    const page = await inject({ method: 'GET', url: '/signout', cookies: { vigil_session: session } });
+    assert.equal(page.statusCode, 200);
+    assertPageHeaders(page);
+    assert.match(page.body, /Sign out of Vigil\?/);
+    const signout = await inject({
+      method: 'POST',
+      url: '/signout',
+      cookies: { vigil_session: session },
+      fields: { csrf_token: hiddenField(page.body, 'csrf_token') },
+    });
+    assert.equal(signout.statusCode, 303);
+    const after = await inject({ method: 'GET', url: '/profile', cookies: { vigil_session: session } });
+    assert.equal(after.statusCode, 303);
+  });
+
   test('signing up creates an account that can sign in', async () => {
     const page = await inject({ method: 'GET', url: '/signup' });
     assert.equal(page.statusCode, 200);

@@ -50,6 +50,11 @@ export const PUBLIC_URL = 'http://vigil.test';
 /** Settings of the server under test beyond the defaults (e.g. `{ NOTIFY_RETRY_DELAY: '1' }`). */
 export interface ApiOptions {
   env?: Record<string, string>;
+  /**
+   * The built dashboard to serve at /app/. By default none (a directory that does not exist), so
+   * results do not depend on whether the SPA has been built.
+   */
+  dashboardDir?: string;
 }
 
 async function harness(
@@ -69,7 +74,11 @@ async function harness(
   };
   // No live scheduler: a schedule firing in the middle of a test would change results and
   // last_run under its feet. The scheduler's tests drive it by hand (test/api/scale-out.test.ts).
-  const server = await createServer(config, { store: db.store, scheduler: false });
+  const server = await createServer(config, {
+    store: db.store,
+    scheduler: false,
+    dashboardDir: options.dashboardDir ?? `${db.dataDir}/no-dashboard`,
+  });
   const services = (await import('../../src/main.js')).createServices(db.store);
   const make = async (email: string, name: string): Promise<Account> => {
     const r = await services.accounts.bootstrap({ email, name, password: 'correct horse battery' });

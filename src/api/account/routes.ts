@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { SignInThrottle } from '../../auth/throttle.js';
+import { AppError, RateLimited } from '../../domain/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
-import { visibleEmail } from '../../services/principal.js';
+import { type AccountView, MIN_SIGNUP_PASSWORD } from '../../services/accounts.js';
+import { type Principal, visibleEmail } from '../../services/principal.js';
 import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
 import { Envelope, errorResponses, noContent, Nullable, ok } from '../shared/envelope.js';
@@ -18,8 +21,9 @@ const AccountOut = Type.Object({
 /** A live token of the account: never the token itself nor its hash. */
 const TokenOut = Type.Object({
   id: Type.String(),
-  kind: Type.Union([Type.Literal('personal'), Type.Literal('oauth')], {
-    description: "personal: the account holder's own; oauth: granted to an application",
+  kind: Type.Union([Type.Literal('personal'), Type.Literal('oauth'), Type.Literal('dashboard')], {
+    description:
+      "personal: the account holder's own; oauth: granted to an application; dashboard: the web dashboard's sign-in",
   }),
   client_id: Nullable(Type.String()),
   client_name: Nullable(Type.String()),
@@ -29,6 +33,30 @@ const TokenOut = Type.Object({
 });
 
 const TokenParams = Type.Object({ token_id: Type.String() });
+
+const AccountUpdate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Trimmed; may not be blank' }),
+});
+
+const PasswordChange = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  new_password: Type.String({
+    minLength: MIN_SIGNUP_PASSWORD,
+    maxLength: 1024,
+    description: `${MIN_SIGNUP_PASSWORD} to 1024 characters, as at sign-up`,
+  }),
+});
+
+function presentAccount(principal: Principal, account: AccountView) {
+  return {
+    id: account.id,
+    uuid: account.id,
+    name: account.name,
+    email: visibleEmail(principal, account.email),
+    created_at: account.created_at,
+    teams: account.teams.map((t) => ({ id: t.id, uuid: t.id, name: t.name })),
+  };
+}
 
 /**
  * `GET /` (spec 4.1), `GET /account` (DESIGN §3), and the account's tokens (spec 5.4), which only
@@ -66,19 +94,69 @@ export const accountRoutes =
       },
       async (request) => {
         const principal = principalOf(request);
-        const account = await ctx.services.accounts.get(principal);
-        return ok({
-          id: account.id,
-          uuid: account.id,
-          name: account.name,
-          email: visibleEmail(principal, account.email),
-          created_at: account.created_at,
-          teams: account.teams.map((t) => ({ id: t.id, uuid: t.id, name: t.name })),
-        });
+        return ok(presentAccount(principal, await ctx.services.accounts.get(principal)));
       },
     );
 
     const credentials = { scope: 'api:read' as const, personalToken: true };
+
+    app.put(
+      '/account',
+      {
+        config: credentials,
+        schema: {
+          tags: ['account'],
+          summary: 'Rename the account (personal tokens only); the e-mail address cannot change here',
+          body: AccountUpdate,
+          response: { 200: Envelope(AccountOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        return ok(
+          presentAccount(principal, await ctx.services.accounts.rename(principal, request.body.name)),
+        );
+      },
+    );
+
+    /** Wrong current passwords, counted per account and client address like failed sign-ins. */
+    const passwordThrottle = new SignInThrottle();
+
+    app.post(
+      '/account/password',
+      {
+        config: credentials,
+        schema: {
+          tags: ['account'],
+          summary:
+            'Change the password (personal tokens only): ends every web session of the account; tokens stay valid',
+          body: PasswordChange,
+          response: { 204: Type.Null({ description: 'No body' }), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const retryAfter = passwordThrottle.retryAfter(principal.accountId, request.ip);
+        if (retryAfter > 0) {
+          throw new RateLimited(
+            `Too many wrong current passwords; try again in ${Math.ceil(retryAfter / 60)} minute(s)`,
+            retryAfter,
+          );
+        }
+        try {
+          await ctx.services.accounts.changePassword(principal, {
+            currentPassword: request.body.current_password,
+            newPassword: request.body.new_password,
+          });
+        } catch (error) {
+          if (error instanceof AppError && error.field === '/current_password')
+            passwordThrottle.failed(principal.accountId, request.ip);
+          throw error;
+        }
+        passwordThrottle.succeeded(principal.accountId);
+        return noContent(reply);
+      },
+    );
 
     app.get(
       '/account/tokens',

@@ -5,10 +5,12 @@ import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, ok } from '../shared/envelope.js';
 import { VERSION } from '../../config/version.js';
+import { MessageFilterQuery } from '../messages/schemas.js';
 
 const CREATOR = { name: 'Vigil', version: VERSION };
 
 const ExportQuery = Type.Object({
+  ...MessageFilterQuery,
   since: Type.Optional(
     Type.Number({ minimum: 0, description: 'Only messages after this Unix time (seconds)' }),
   ),
@@ -59,15 +61,14 @@ export const harRoutes =
       },
       async (request, reply) => {
         const { bucket_key } = request.params;
-        const { since, before, count } = request.query;
-        const window = await messages.exportWindow(principalOf(request), bucket_key, {
-          since,
-          before,
+        const { count, ...window } = request.query;
+        const exported = await messages.exportWindow(principalOf(request), bucket_key, {
+          ...window,
           limit: count,
         });
-        const har = toHar(window.messages, {
+        const har = toHar(exported.messages, {
           creator: CREATOR,
-          truncatedAt: window.truncated ? window.limit : undefined,
+          truncatedAt: exported.truncated ? exported.limit : undefined,
         });
         return reply
           .type('application/json; charset=utf-8')

@@ -67,7 +67,23 @@ export const ItemResultOut = Type.Object({
   error: Type.Optional(Problem),
 });
 
+/** The list filters (docs/capture.md); the service checks their forms and names a bad one. */
+export const MessageFilterQuery = {
+  method: Type.Optional(Type.String({ maxLength: 32, description: 'HTTP method, any case (GET)' })),
+  host: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Exact host (with a non-default port), any case' }),
+  ),
+  path: Type.Optional(Type.String({ maxLength: 2048, description: 'Path prefix; must start with /' })),
+  status: Type.Optional(
+    Type.String({ maxLength: 8, description: 'A class 1xx … 5xx, an exact code 100–599, or none' }),
+  ),
+  q: Type.Optional(
+    Type.String({ maxLength: 500, description: 'Case-insensitive text in host + path + query' }),
+  ),
+};
+
 export const MessagesQuery = Type.Object({
+  ...MessageFilterQuery,
   count: Type.Optional(
     Type.Integer({ minimum: 1, description: 'Default 50, at most 1000 (larger values are capped)' }),
   ),

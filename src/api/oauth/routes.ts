@@ -6,6 +6,9 @@ import {
   callbackWith,
   type ClientCredentials,
   clientCredentials,
+  DASHBOARD_CLIENT_ID,
+  DASHBOARD_NAME,
+  dashboardCallback,
   isValidChallenge,
   isValidState,
   type OAuthClient,
@@ -91,7 +94,7 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError, basic: boolean):
  */
 export const oauthRoutes =
   (
-    ctx: Pick<ApiContext, 'services' | 'store'>,
+    ctx: Pick<ApiContext, 'services' | 'store' | 'publicUrl'>,
     sessions: SessionLookup,
     options: OAuthRouteOptions = {},
   ): FastifyPluginAsync =>
@@ -101,6 +104,20 @@ export const oauthRoutes =
     const clock = options.now ?? Date.now;
     const nowSeconds = () => clock() / 1000;
     const config = { scope: null };
+    /**
+     * The dashboard's own client: public (PKCE), no consent screen, its one callback `PUBLIC_URL/app/`.
+     * Its codes and tokens go to the signed-in account's hidden dashboard row (docs/oauth.md).
+     */
+    const dashboard: OAuthClient = {
+      client_id: DASHBOARD_CLIENT_ID,
+      account_id: '',
+      name: DASHBOARD_NAME,
+      website_url: ctx.publicUrl,
+      callback_url: dashboardCallback(ctx.publicUrl),
+      secret_hash: '',
+      is_public: 1,
+    };
+    const isDashboard = (client: OAuthClient) => client === dashboard;
 
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
@@ -114,7 +131,12 @@ export const oauthRoutes =
     ): Promise<{ client: OAuthClient; redirectUri: string } | { title: string; message: string }> {
       const clientId = single(fields, 'client_id');
       const redirectUri = single(fields, 'redirect_uri');
-      const client = typeof clientId === 'string' ? await oauthStore.findClient(db, clientId) : undefined;
+      const client =
+        clientId === DASHBOARD_CLIENT_ID
+          ? dashboard
+          : typeof clientId === 'string'
+            ? await oauthStore.findClient(db, clientId)
+            : undefined;
       if (!client) {
         return {
           title: 'Unknown application',
@@ -160,6 +182,36 @@ export const oauthRoutes =
       return { scopes, state, codeChallenge: challenge ?? null };
     }
 
+    /** Creates a code for the account and answers the callback URL that carries it. */
+    async function issueCode(
+      client: OAuthClient,
+      accountId: string,
+      redirectUri: string,
+      checked: AuthorizationRequest,
+    ): Promise<string> {
+      const code = newSecret(AUTHORIZATION_CODE_PREFIX);
+      const now = nowSeconds();
+      await ctx.store.transaction(async (trx) => {
+        const clientId = isDashboard(client)
+          ? await oauthStore.dashboardClientId(trx, {
+              accountId,
+              publicUrl: ctx.publicUrl,
+              now: Math.floor(now),
+            })
+          : client.client_id;
+        await oauthStore.insertCode(trx, {
+          codeHash: hashSecret(code),
+          clientId,
+          accountId,
+          redirectUri,
+          scopes: checked.scopes,
+          codeChallenge: checked.codeChallenge,
+          now,
+        });
+      });
+      return callbackWith(redirectUri, { code, state: checked.state });
+    }
+
     app.get('/signin/oauth/authorize', { config, schema: { hide: true } }, async (request, reply) => {
       const fields = request.query as Fields;
       const target = await resolveClient(fields);
@@ -178,6 +230,13 @@ export const oauthRoutes =
       }
       const session = await sessions.current(request);
       if (!session) return redirect(reply, `/signin?next=${encodeURIComponent(request.url)}`);
+      // The service's own UI asks no consent: the person is already signed in to this very service.
+      if (isDashboard(target.client)) {
+        return redirect(
+          reply,
+          await issueCode(target.client, session.accountId, target.redirectUri, checked),
+        );
+      }
       return sendPage(
         reply,
         200,
@@ -235,21 +294,17 @@ export const oauthRoutes =
         const error = new OAuthError('invalid_request', 'decision must be authorize or deny');
         return redirect(reply, errorLocation(target.redirectUri, error, checked.state));
       }
-      const code = newSecret(AUTHORIZATION_CODE_PREFIX);
-      await oauthStore.insertCode(db, {
-        codeHash: hashSecret(code),
-        clientId: target.client.client_id,
-        accountId: session.accountId,
-        redirectUri: target.redirectUri,
-        scopes: checked.scopes,
-        codeChallenge: checked.codeChallenge,
-        now: nowSeconds(),
-      });
-      return redirect(reply, callbackWith(target.redirectUri, { code, state: checked.state }));
+      return redirect(reply, await issueCode(target.client, session.accountId, target.redirectUri, checked));
     });
 
     /** The client behind the credentials; invalid_client when unknown or the secret does not match. */
     async function authenticateClient(credentials: ClientCredentials): Promise<OAuthClient> {
+      if (credentials.clientId === DASHBOARD_CLIENT_ID) {
+        if (credentials.clientSecret !== undefined) {
+          throw new OAuthError('invalid_client', 'The dashboard client is public and has no client secret');
+        }
+        return dashboard;
+      }
       const client = await oauthStore.findClient(db, credentials.clientId);
       if (!client) throw new OAuthError('invalid_client', 'Unknown client or wrong client secret');
       if (credentials.clientSecret !== undefined) {
@@ -317,9 +372,10 @@ export const oauthRoutes =
           throw new OAuthError('invalid_grant', 'The code was already used; its token has been revoked');
         }
         const now = nowSeconds();
-        if (row.client_id !== client.client_id) {
-          throw new OAuthError('invalid_grant', 'The code was issued to another client');
-        }
+        const issuedToClient = isDashboard(client)
+          ? await oauthStore.isDashboardRow(db, row.client_id, row.account_id)
+          : row.client_id === client.client_id;
+        if (!issuedToClient) throw new OAuthError('invalid_grant', 'The code was issued to another client');
         if (row.expires_at <= now) throw new OAuthError('invalid_grant', 'The code has expired');
         if (row.redirect_uri !== redirectUri) {
           throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
@@ -340,9 +396,9 @@ export const oauthRoutes =
           if (!(await oauthStore.consumeCode(trx, codeHash, now))) return undefined;
           const token = await tokens.issue(trx, {
             accountId: row.account_id,
-            clientId: client.client_id,
+            clientId: row.client_id,
             scopes,
-            kind: 'oauth',
+            kind: isDashboard(client) ? 'dashboard' : 'oauth',
           });
           await oauthStore.recordToken(trx, codeHash, token.id);
           return token;
@@ -361,7 +417,10 @@ export const oauthRoutes =
       clientEndpoint(request, reply, async (form, client) => {
         const token = single(form, 'token');
         if (typeof token !== 'string') throw new OAuthError('invalid_request', 'token is required (once)');
-        await oauthStore.revokeClientToken(db, hashSecret(token), client.client_id, Math.floor(nowSeconds()));
+        const tokenHash = hashSecret(token);
+        const now = Math.floor(nowSeconds());
+        if (isDashboard(client)) await oauthStore.revokeDashboardToken(db, tokenHash, now);
+        else await oauthStore.revokeClientToken(db, tokenHash, client.client_id, now);
         return reply.code(200).send();
       }),
     );

@@ -1,6 +1,6 @@
 import { environmentView } from '../../services/environments.js';
 import { type Principal, visibleEmail } from '../../services/principal.js';
-import type { TestAggregate } from '../../services/tests.js';
+import type { TestAggregate, TestSummary } from '../../services/tests.js';
 import type { RevisionRow, ScheduleRow } from '../../store/database.js';
 import type { TestWithCreator } from '../../store/repositories/tests.js';
 
@@ -41,6 +41,40 @@ export function presentTest(aggregate: TestAggregate, principal: Principal, publ
     schedules: aggregate.schedules.map(presentSchedule),
     last_run: aggregate.lastRun ?? null,
     trigger_url: triggerUrl(publicUrl, aggregate.test.trigger_id),
+  };
+}
+
+/** A row of the dashboard's tests list. */
+export function presentTestSummary(summary: TestSummary) {
+  const { test, lastRun } = summary;
+  return {
+    id: test.id,
+    name: test.name,
+    description: test.description,
+    default_environment_id: test.default_environment_id,
+    created_at: test.created_at,
+    last_run: lastRun && {
+      test_run_id: lastRun.test_run_id,
+      result: lastRun.result,
+      environment_id: lastRun.environment_id,
+      environment_name: lastRun.environment_name,
+      region: lastRun.region,
+      source: lastRun.source,
+      started_at: lastRun.started_at,
+      finished_at: lastRun.finished_at,
+    },
+    schedules: summary.schedules.map((s) => ({
+      id: s.id,
+      environment_id: s.environment_id,
+      interval: s.interval,
+    })),
+    recent_runs: summary.recentRuns.map((run) => ({
+      test_run_id: run.test_run_id,
+      result: run.result,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      response_time_ms: run.response_time_ms,
+    })),
   };
 }
 

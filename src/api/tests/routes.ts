@@ -3,15 +3,19 @@ import { Type } from '@sinclair/typebox';
 import type { ApiContext } from '../context.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok, TestParams } from '../shared/envelope.js';
-import { presentRevision, presentTest, presentTestListItem } from './present.js';
+import { presentRevision, presentTest, presentTestListItem, presentTestSummary } from './present.js';
 import {
+  RestoreOut,
+  RevisionParams,
   RevisionsOut,
+  SummariesQuery,
   TestCreateBody,
   TestDetail,
   TestExportOut,
   TestListItem,
   TestPatch,
   TestsQuery,
+  TestSummaryOut,
 } from './schemas.js';
 
 export const testRoutes =
@@ -34,6 +38,42 @@ export const testRoutes =
         const principal = principalOf(request);
         const rows = await tests.list(principal, request.params.bucket_key, request.query);
         return ok(rows.map((row) => presentTestListItem(row, principal)));
+      },
+    );
+
+    app.get(
+      '/buckets/:bucket_key/test-summaries',
+      {
+        schema: {
+          tags: ['tests'],
+          summary: 'The tests list of the dashboard: each test with its schedules, last run and recent runs',
+          description:
+            'Ordered like GET …/tests. `meta.total` is the number of tests in the bucket. `recent_runs` are up to ' +
+            '20 newest finished (pass or fail) runs, oldest first; `response_time_ms` is the sum of the ' +
+            "run's request response times.",
+          params: BucketParams,
+          querystring: SummariesQuery,
+          response: {
+            200: Type.Object({
+              data: Type.Array(TestSummaryOut),
+              meta: Type.Object({ status: Type.Literal('success'), total: Type.Integer() }),
+              error: Type.Null(),
+            }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request) => {
+        const { summaries, total } = await tests.summaries(
+          principalOf(request),
+          request.params.bucket_key,
+          request.query,
+        );
+        return {
+          data: summaries.map(presentTestSummary),
+          meta: { status: 'success' as const, total },
+          error: null,
+        };
       },
     );
 
@@ -156,6 +196,39 @@ export const testRoutes =
           test_revisions: test.map((row) => presentRevision(row, principal)),
           env_revisions: envRevisions,
         });
+      },
+    );
+
+    app.post(
+      '/buckets/:bucket_key/tests/:test_id/revisions/:revision_uuid/restore',
+      {
+        config: { scope: 'test:write' },
+        schema: {
+          tags: ['tests'],
+          summary: 'Set the test (or one of its environments) back to a revision; answers the test',
+          description:
+            'A test revision restores name, description, default_environment_id, steps (with their ids) and ' +
+            'schedules; an environment revision restores that environment, recreating it when deleted. ' +
+            'Parts naming environments that no longer exist are left out and listed in `meta.skipped`. ' +
+            'Writes a new revision. A revision recording the deletion of the test: 409.',
+          params: RevisionParams,
+          response: { 200: RestoreOut, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        const { bucket_key, test_id, revision_uuid } = request.params;
+        const { aggregate, skipped } = await ctx.services.restore.restore(
+          actor,
+          bucket_key,
+          test_id,
+          revision_uuid,
+        );
+        return {
+          data: presentTest(aggregate, actor, ctx.publicUrl),
+          meta: { status: 'success' as const, skipped },
+          error: null,
+        };
       },
     );
   };

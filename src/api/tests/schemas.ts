@@ -122,6 +122,39 @@ export const TestExportOut = Type.Object(
   { additionalProperties: true },
 );
 
+export const SummariesQuery = Type.Object({
+  count: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'Page size; default 100, at most 1000 (larger values are capped)',
+    }),
+  ),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+});
+
+/** A row of the dashboard's tests list: the test, its schedules, last run and up to 20 recent runs. */
+export const TestSummaryOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: DescriptionOut,
+  default_environment_id: Type.String(),
+  created_at: Type.Integer(),
+  last_run: LastRun,
+  schedules: Type.Array(
+    Type.Object({ id: Type.String(), environment_id: Type.String(), interval: Type.String() }),
+  ),
+  recent_runs: Type.Array(
+    Type.Object({
+      test_run_id: Type.String(),
+      result: Type.String(),
+      started_at: Type.Number(),
+      finished_at: Nullable(Type.Number()),
+      response_time_ms: Nullable(Type.Number()),
+    }),
+    { description: 'Up to 20 newest finished (pass or fail) runs, oldest first' },
+  ),
+});
+
 export const RevisionOut = Type.Object({
   uuid: Type.String(),
   timestamp: Type.Number(),
@@ -135,6 +168,24 @@ export const RevisionOut = Type.Object({
   bucket_key: Type.String(),
   source: Type.String(),
   snapshot: Type.Unknown(),
+});
+
+export const RevisionParams = Type.Object({
+  bucket_key: Type.String(),
+  test_id: Type.String(),
+  revision_uuid: Type.String(),
+});
+
+/** The answer of a restore: the test detail, and in `meta.skipped` what could not be restored. */
+export const RestoreOut = Type.Object({
+  data: TestDetail,
+  meta: Type.Object({
+    status: Type.Literal('success'),
+    skipped: Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+      description: 'Parts of the snapshot left out because what they name no longer exists',
+    }),
+  }),
+  error: Type.Null(),
 });
 
 export const RevisionsOut = Type.Object({

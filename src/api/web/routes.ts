@@ -6,6 +6,7 @@ import {
   applicationSecretPage,
   messagePage,
   signInPage,
+  signOutPage,
   signUpPage,
 } from '../../auth/pages.js';
 import { CSRF_COOKIE, checkCsrf, readCookies, type Session } from '../../auth/sessions.js';
@@ -15,6 +16,7 @@ import { newSecret } from '../../domain/ids.js';
 import { MIN_SIGNUP_PASSWORD } from '../../services/accounts.js';
 import type { Principal } from '../../services/principal.js';
 import type { ApiContext } from '../context.js';
+import { DASHBOARD_PATH, isDashboardBuilt } from '../dashboard/routes.js';
 import { toAppError } from '../plugins/errors.js';
 
 /** Pages style themselves inline and post only to this site; nothing loads, runs or frames them. */
@@ -31,12 +33,12 @@ export const ACCOUNT_PAGE = '/profile';
 const DEFAULT_NEXT = ACCOUNT_PAGE;
 const FORM_LIMIT = 64 * 1024;
 
-/** Where to go after signing in: a path on this site, else the profile page. */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2000) return DEFAULT_NEXT;
+/** Where to go after signing in: a path on this site, else `fallback` (the profile page by default). */
+export function safeNext(next: unknown, fallback: string = DEFAULT_NEXT): string {
+  if (typeof next !== 'string' || next.length > 2000) return fallback;
   // Browsers read a backslash as a slash, so `/\evil.test` would leave the site too.
-  if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return DEFAULT_NEXT;
-  if (/[\u0000-\u001f\u007f]/.test(next)) return DEFAULT_NEXT;
+  if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return fallback;
+  if (/[\u0000-\u001f\u007f]/.test(next)) return fallback;
   return next;
 }
 
@@ -107,6 +109,8 @@ export const webRoutes =
     const throttle = new SignInThrottle();
     const config = { scope: null };
     const schema = { hide: true };
+    /** After signing in without `next`: the dashboard once it is built, else the profile page. */
+    const landing = () => (isDashboardBuilt(ctx) ? DASHBOARD_PATH : DEFAULT_NEXT);
 
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
@@ -149,7 +153,7 @@ export const webRoutes =
     };
 
     app.get('/signin', { config, schema }, async (request, reply) => {
-      const next = safeNext((request.query as Record<string, unknown>).next);
+      const next = safeNext((request.query as Record<string, unknown>).next, landing());
       if (await sessions.current(request)) return reply.redirect(next, 303);
       return sendPage(
         reply,
@@ -162,7 +166,7 @@ export const webRoutes =
       if (!formTokenMatches(request)) return sendPage(reply, 403, forbiddenPage());
       const email = formField(request.body, 'email');
       const password = formField(request.body, 'password');
-      const next = safeNext(formField(request.body, 'next'));
+      const next = safeNext(formField(request.body, 'next'), landing());
       const retryAfter = throttle.retryAfter(email, request.ip);
       if (retryAfter > 0) {
         reply.header('Retry-After', String(retryAfter));
@@ -229,6 +233,13 @@ export const webRoutes =
       }
       await sessions.create(reply, accountId);
       return reply.redirect(DEFAULT_NEXT, 303);
+    });
+
+    // The dashboard revokes its own token, then sends the browser here to end the web session too.
+    app.get('/signout', { config, schema }, async (request, reply) => {
+      const session = await sessions.current(request);
+      if (!session) return reply.redirect('/signin', 303);
+      return sendPage(reply, 200, signOutPage({ csrfToken: session.csrfToken }));
     });
 
     app.post('/signout', { config, schema }, async (request, reply) => {

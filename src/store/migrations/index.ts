@@ -7,6 +7,8 @@ import * as m0005 from './0005_oauth_codes.js';
 import * as m0006 from './0006_scale_out.js';
 import * as m0007 from './0007_notifications.js';
 import * as m0008 from './0008_agents.js';
+import * as m0009 from './0009_dashboard_client.js';
+import * as m0010 from './0010_dashboard.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +20,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_scale_out': m0006,
   '0007_notifications': m0007,
   '0008_agents': m0008,
+  '0009_dashboard_client': m0009,
+  '0010_dashboard': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

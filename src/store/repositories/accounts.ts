@@ -37,6 +37,19 @@ export const accountsRepo = {
       .execute();
   },
 
+  async updateName(db: Executor, id: string, name: string): Promise<void> {
+    await db.updateTable('accounts').set({ name }).where('id', '=', id).execute();
+  },
+
+  async updatePasswordHash(db: Executor, id: string, passwordHash: string): Promise<void> {
+    await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+  },
+
+  /** Ends every web session of the account (its browsers must sign in again). */
+  async deleteWebSessions(db: Executor, accountId: string): Promise<void> {
+    await db.deleteFrom('web_sessions').where('account_id', '=', accountId).execute();
+  },
+
   teamsOf(db: Executor, accountId: string): Promise<TeamSummary[]> {
     return db
       .selectFrom('team_members')

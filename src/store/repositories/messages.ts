@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { filterColumns, likeEscape, type MessageFilters } from '../../capture/filters.js';
 import type {
   ListedMessage,
   MessageRequest,
@@ -8,7 +9,7 @@ import type {
   StoredMessage,
 } from '../../capture/message.js';
 import { isErrorExchange, summarize } from '../../capture/message.js';
-import type { MessageRow } from '../database.js';
+import type { Database, MessageRow } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
@@ -60,7 +61,38 @@ export function messageRow(
     response_meta: message.response ? JSON.stringify(withoutBody(message.response)) : null,
     request_body: message.request ? message.request.body : null,
     response_body: message.response ? message.response.body : null,
+    ...filterColumns(message.request),
+    response_status: message.response ? message.response.status : null,
   };
+}
+
+/**
+ * Adds the list filters to a query of messages. Without filters the query is left as it is, so an
+ * unfiltered list keeps its index plan; with them the bucket's rows are walked newest first.
+ */
+function filtered<O>(
+  query: SelectQueryBuilder<Database, 'messages', O>,
+  filters: MessageFilters | undefined,
+): SelectQueryBuilder<Database, 'messages', O> {
+  if (!filters) return query;
+  let q = query;
+  if (filters.method !== undefined) q = q.where('request_method', '=', filters.method);
+  if (filters.host !== undefined) q = q.where('request_host', '=', filters.host);
+  if (filters.path !== undefined) {
+    // A prefix compared by characters: LIKE would fold case on SQLite and not on PostgreSQL.
+    const length = [...filters.path].length;
+    q = q.where(sql<string>`substr(${sql.ref('request_path')}, 1, ${length})`, '=', filters.path);
+  }
+  const status = filters.status;
+  if (status?.kind === 'none') q = q.where('response_status', 'is', null);
+  if (status?.kind === 'code') q = q.where('response_status', '=', status.code);
+  if (status?.kind === 'class')
+    q = q.where('response_status', '>=', status.from).where('response_status', '<=', status.to);
+  if (filters.q !== undefined) {
+    const pattern = `%${likeEscape(filters.q)}%`;
+    q = q.where(sql<boolean>`${sql.ref('request_target')} like ${pattern} escape '\\'`);
+  }
+  return q;
 }
 
 /** The fields every form of a message shares. */
@@ -105,6 +137,7 @@ export interface MessagePage {
   count: number;
   since?: number | undefined;
   before?: number | undefined;
+  filters?: MessageFilters | undefined;
 }
 
 export const messagesRepo = {
@@ -151,7 +184,10 @@ export const messagesRepo = {
     view: MessageView,
     page: MessagePage,
   ): Promise<MessageListRow[]> {
-    let query = db.selectFrom('messages').select(LIST_COLUMNS).where('bucket_key', '=', bucketKey);
+    let query = filtered(
+      db.selectFrom('messages').select(LIST_COLUMNS).where('bucket_key', '=', bucketKey),
+      page.filters,
+    );
     if (view === 'errors') query = query.where('is_error', '=', 1);
     if (view === 'captures') query = query.where('source', '=', 'capture');
     if (view === 'shared') {
@@ -169,9 +205,17 @@ export const messagesRepo = {
   async window(
     db: Executor,
     bucketKey: string,
-    window: { since?: number | undefined; before?: number | undefined; limit: number },
+    window: {
+      since?: number | undefined;
+      before?: number | undefined;
+      limit: number;
+      filters?: MessageFilters | undefined;
+    },
   ): Promise<MessageRow[]> {
-    let query = db.selectFrom('messages').selectAll().where('bucket_key', '=', bucketKey);
+    let query = filtered(
+      db.selectFrom('messages').selectAll().where('bucket_key', '=', bucketKey),
+      window.filters,
+    );
     if (window.since !== undefined) query = query.where('timestamp', '>', window.since);
     if (window.before !== undefined) query = query.where('timestamp', '<', window.before);
     return query.orderBy('timestamp').orderBy('id').limit(window.limit).execute();

@@ -17,6 +17,10 @@ export const revisionsRepo = {
       .execute();
   },
 
+  get(db: Executor, id: string): Promise<RevisionRow | undefined> {
+    return db.selectFrom('revisions').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
   forItem(db: Executor, itemId: string): Promise<RevisionRow[]> {
     return db
       .selectFrom('revisions')

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TestRunRow, TestRunStepTable } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
@@ -48,10 +49,63 @@ export type RunFinish = Pick<
   | 'summary'
 >;
 
+/** A finished run of a test list: what `last_run` and `recent_runs` of the test summaries show. */
+export interface RecentRun extends LastRunSummary {
+  test_id: string;
+  response_time_ms: number | null;
+  /** 1 for the newest start of its test, 2 for the one before … */
+  rank_started: number;
+  /** 1 for the newest finish of its test (its `last_run`). */
+  rank_finished: number;
+}
+
 /** Runs past the full-detail limit whose details one retention pass removes (it runs after every run). */
 const RETENTION_SWEEP = 500;
 
 export const runsRepo = {
+  /**
+   * For each of the tests, its `perTest` newest finished (pass or fail) runs by start and its newest
+   * by finish, in one query with window functions (SQLite ≥ 3.25 and PostgreSQL alike).
+   */
+  async recentForTests(db: Executor, testIds: readonly string[], perTest: number): Promise<RecentRun[]> {
+    if (testIds.length === 0) return [];
+    const ranked = db
+      .selectFrom('test_runs')
+      .select([
+        'id as test_run_id',
+        'test_id',
+        'result',
+        'environment_id',
+        'environment_name',
+        'region',
+        'source',
+        'started_at',
+        'finished_at',
+        'response_time_ms',
+        sql<number>`row_number() over (partition by test_id order by started_at desc, id desc)`.as(
+          'rank_started',
+        ),
+        sql<number>`row_number() over (partition by test_id order by finished_at desc, id desc)`.as(
+          'rank_finished',
+        ),
+      ])
+      .where('test_id', 'in', testIds)
+      .where('finished_at', 'is not', null)
+      .where('result', 'in', ['pass', 'fail']);
+    const rows = await db
+      .selectFrom(ranked.as('ranked'))
+      .selectAll()
+      .where((eb) => eb.or([eb('rank_started', '<=', perTest), eb('rank_finished', '=', 1)]))
+      .execute();
+    // PostgreSQL answers row_number() as a bigint (text).
+    return rows.map((row) => ({
+      ...row,
+      started_at: row.started_at as number,
+      rank_started: Number(row.rank_started),
+      rank_finished: Number(row.rank_finished),
+    }));
+  },
+
   async lastFinished(db: Executor, testId: string): Promise<LastRunSummary | null> {
     return (await lastFinishedOfTest(db, { testId }))[0] ?? null;
   },
@@ -112,12 +166,23 @@ export const runsRepo = {
   async requeue(db: Executor, id: string, fromWorker: string): Promise<boolean> {
     const result = await db
       .updateTable('test_runs')
-      .set({ result: 'queued', worker_id: null })
+      .set({ result: 'queued', worker_id: null, summary: null })
       .where('id', '=', id)
       .where('result', '=', 'working')
       .where('worker_id', '=', fromWorker)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** The steps a working run has finished so far, while this worker still holds it. */
+  async recordProgress(db: Executor, id: string, workerId: string, summary: string): Promise<void> {
+    await db
+      .updateTable('test_runs')
+      .set({ summary })
+      .where('id', '=', id)
+      .where('result', '=', 'working')
+      .where('worker_id', '=', workerId)
+      .execute();
   },
 
   /** Unfinished runs: working ones (with their worker) and queued ones older than `queuedBefore`. */

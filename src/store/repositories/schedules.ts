@@ -11,6 +11,18 @@ export const schedulesRepo = {
     return schedulesOfTest(db, { testId });
   },
 
+  /** The schedules of several tests, each test's oldest first. */
+  forTests(db: Executor, testIds: readonly string[]): Promise<ScheduleRow[]> {
+    if (testIds.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('test_id', 'in', testIds)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  },
+
   get(db: Executor, testId: string, id: string): Promise<ScheduleRow | undefined> {
     return db
       .selectFrom('schedules')

@@ -182,6 +182,15 @@ export const testsRepo = {
     return rows.map(normalise);
   },
 
+  async countInBucket(db: Executor, bucketKey: string): Promise<number> {
+    const row = await db
+      .selectFrom('tests')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('bucket_key', '=', bucketKey)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  },
+
   async get(db: Executor, bucketKey: string, id: string): Promise<TestWithCreator | undefined> {
     const row = await testsWithCreator(db)
       .where('tests.id', '=', id)

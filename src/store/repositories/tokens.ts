@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { ClientApplicationTable } from '../database.js';
+import type { AccessTokenTable, ClientApplicationTable } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
@@ -12,13 +12,16 @@ export interface TokenWithAccount {
   email: string;
 }
 
-/** A client application as its owner sees it: everything but the secret's hash. */
-export type ClientApplication = Omit<Selectable<ClientApplicationTable>, 'secret_hash'>;
+/** A client application as its owner sees it: everything but the secret's hash (never a built-in row). */
+export type ClientApplication = Omit<Selectable<ClientApplicationTable>, 'secret_hash' | 'builtin'>;
+
+/** What a token was issued as: the holder's own, granted to an application, or the web dashboard's. */
+export type TokenKind = AccessTokenTable['kind'];
 
 /** A live token as its account lists it: never the token or its hash. */
 export interface TokenSummary {
   id: string;
-  kind: 'personal' | 'oauth';
+  kind: TokenKind;
   client_id: string | null;
   client_name: string | null;
   scopes: string;
@@ -61,7 +64,7 @@ export const tokensRepo = {
       account_id: string;
       client_id: string | null;
       scopes: string;
-      kind: 'personal' | 'oauth';
+      kind: TokenKind;
       created_at: number;
     },
   ): Promise<void> {
@@ -93,14 +96,17 @@ export const tokensRepo = {
       .select(CLIENT_COLUMNS)
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
+      .where('builtin', 'is', null)
       .executeTakeFirst();
   },
 
+  /** The account's own applications; built-in rows (the dashboard's client) are not among them. */
   async listClients(db: Executor, accountId: string): Promise<ClientApplication[]> {
     return db
       .selectFrom('client_applications')
       .select(CLIENT_COLUMNS)
       .where('account_id', '=', accountId)
+      .where('builtin', 'is', null)
       .orderBy('created_at')
       .orderBy('client_id')
       .execute();
@@ -118,6 +124,7 @@ export const tokensRepo = {
       .set({ secret_hash: secretHash })
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
+      .where('builtin', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
@@ -128,11 +135,12 @@ export const tokensRepo = {
       .deleteFrom('client_applications')
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
+      .where('builtin', 'is', null)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   },
 
-  async kindOf(db: Executor, tokenId: string): Promise<'personal' | 'oauth' | undefined> {
+  async kindOf(db: Executor, tokenId: string): Promise<TokenKind | undefined> {
     const row = await db
       .selectFrom('access_tokens')
       .select('kind')
