@@ -11,6 +11,7 @@ import {
 } from '../domain/results.js';
 import type { SubtestStep } from '../domain/steps.js';
 import type { JobQueue } from '../jobs/queue.js';
+import type { RunEvents } from '../runner/context.js';
 import type { Engine, RunDefinition, SubtestPort } from '../runner/engine.js';
 import type { AgentRow, BucketRow, EnvironmentRow, TestRow, TestRunRow } from '../store/database.js';
 import { agentsRepo } from '../store/repositories/agents.js';
@@ -415,8 +416,13 @@ export class RunService {
       );
     }, 2_000);
     watcher.unref();
+    const progress = new RunProgress((summary) => runsRepo.recordProgress(db, run.id, workerId, summary));
     try {
-      const outcome = await this.deps.engine.run(definition, { signal: controller.signal });
+      const outcome = await this.deps.engine.run(definition, {
+        signal: controller.signal,
+        events: progress.events,
+      });
+      await progress.settled();
       if (signal.aborted && outcome.result === 'canceled') {
         // The worker is stopping: another worker takes the run over.
         await this.handOver(run.id, workerId, 'the worker running it stopped');
@@ -430,6 +436,7 @@ export class RunService {
         () => undefined,
       );
     } finally {
+      await progress.settled();
       clearInterval(watcher);
       signal.removeEventListener('abort', onAbort);
       this.executing.delete(run.id);
@@ -658,7 +665,7 @@ export class RunService {
       : undefined;
     if (!detail) {
       throw notFound(
-        run.summary === null
+        run.result === 'queued' || run.result === 'working'
           ? `Step ${stepId} of result ${runId} (the run has not finished)`
           : `Step ${stepId} of result ${runId} (not run, or its details are past the retention limit)`,
       );
@@ -740,6 +747,51 @@ function bucketOf(bucket: BucketRow): RunDefinition['bucket'] {
 }
 
 /** A step as the run detail lists it: everything but the full request and response. */
+/** How often a working run's finished steps are written for live progress, at most. */
+const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * Live progress of a working run: the summaries of its finished steps go to `test_runs.summary`
+ * (where the finished run's summary goes later), at most every PROGRESS_INTERVAL_MS and not before
+ * the run is that old, so a quick run costs no extra write. Writes happen one after another and a
+ * failed one is only skipped: progress is a courtesy, the outcome is what counts.
+ */
+class RunProgress {
+  private steps: ReturnType<typeof stepSummary>[] = [];
+  private lastWrite = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly write: (summary: string) => Promise<void>) {}
+
+  readonly events: RunEvents = {
+    runStarted: () => {
+      this.steps = [];
+    },
+    stepFinished: ({ result }) => {
+      this.steps.push(stepSummary(result));
+      if (this.timer) return;
+      const delay = Math.max(0, this.lastWrite + PROGRESS_INTERVAL_MS - Date.now());
+      this.timer = setTimeout(() => this.flush(), delay);
+      this.timer.unref();
+    },
+  };
+
+  private flush(): void {
+    this.timer = undefined;
+    this.lastWrite = Date.now();
+    const summary = JSON.stringify({ requests: this.steps });
+    this.pending = this.pending.then(() => this.write(summary).catch(() => undefined));
+  }
+
+  /** Stops writing and waits for the writes under way, so the outcome is written after them. */
+  settled(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    return this.pending;
+  }
+}
+
 export function stepSummary(step: StepResult): Omit<StepResult, 'request' | 'response'> {
   const { request: _request, response: _response, ...rest } = step;
   return rest;

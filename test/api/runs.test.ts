@@ -13,6 +13,8 @@ interface Received {
 }
 
 const received: Received[] = [];
+/** Answers of `/held` requests, sent when the test calls them. */
+const held: (() => void)[] = [];
 let upstream: http.Server;
 let base = '';
 
@@ -40,6 +42,10 @@ before(async () => {
         return json(token ? 200 : 401, { id: url.pathname.slice('/items/'.length), items: [{ id: 7 }] });
       }
       if (url.pathname === '/fail') return json(500, { error: 'boom' });
+      if (url.pathname === '/held') {
+        held.push(() => json(200, { held: true }));
+        return;
+      }
       if (url.pathname === '/slow') {
         setTimeout(() => json(200, {}), 3_000).unref();
         return;
@@ -408,6 +414,28 @@ await describeApi('runs and triggers', (get) => {
     assert.equal(limited.json().error.code, 'rate_limited');
     const retryAfter = Number(limited.headers['retry-after']);
     assert.ok(retryAfter >= 1 && retryAfter <= 10, `Retry-After ${retryAfter}`);
+  });
+
+  test('a working run shows the steps it has finished so far', async () => {
+    const { data } = get();
+    const t = await newTest('Progress', [request('{{base}}/progress-first'), request('{{base}}/held')]);
+    const started = (await trigger(t.trigger_url)).json().data.runs[0];
+    const url = `${tests()}/${t.id}/results/${started.test_run_id}`;
+    const deadline = Date.now() + 10_000;
+    let run = await data('GET', url);
+    while (!(run.result === 'working' && run.requests.length === 1) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      run = await data('GET', url);
+    }
+    assert.equal(run.result, 'working');
+    assert.equal(run.requests.length, 1, 'the first step shows while the second one waits');
+    assert.equal(run.requests[0].result, 'pass');
+    assert.match(run.requests[0].url, /\/progress-first$/);
+    while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    held.shift()!();
+    const final = await waitFinished(t.id, started.test_run_id);
+    assert.equal(final.result, 'pass');
+    assert.equal(final.requests.length, 2);
   });
 
   test('a queued or working run can be canceled; a finished one answers 409', async () => {
