@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 
@@ -279,3 +282,50 @@ await describeApi('public message pages', (get) => {
     assert.match(responsePage, /503 Service Unavailable/);
   });
 });
+
+/** A dashboard build with its public page: browsers get that page, which renders the JSON itself. */
+const BUILT = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-public-page-'));
+const BUILT_PAGE =
+  '<!doctype html><html><head><script type="module" src="/app/assets/public-x.js"></script></head>' +
+  '<body><div id="root"></div></body></html>';
+fs.writeFileSync(path.join(BUILT, 'index.html'), '<!doctype html><title>app</title>');
+fs.writeFileSync(path.join(BUILT, 'public.html'), BUILT_PAGE);
+
+await describeApi(
+  'public message pages with the dashboard built',
+  (get) => {
+    test('a browser gets the built page under a CSP that lets its own script run; JSON and 404 stay', async () => {
+      const { data, alice, call } = get();
+      const [result] = await data('POST', `/buckets/${alice.bucketKey}/messages`, {
+        request: { method: 'GET', url: 'https://api.example.com/built', body: XSS },
+      });
+      const { public_url } = await data('PUT', `/buckets/${alice.bucketKey}/shared/${result.uuid}`);
+      const url = public_url.slice(PUBLIC_URL.length);
+      const html = await call({ method: 'GET', url, as: null, headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(html.statusCode, 200);
+      assert.equal(html.body, BUILT_PAGE, 'the page holds nothing of the message');
+      assert.equal(html.headers['content-type'], 'text/html; charset=utf-8');
+      const csp = String(html.headers['content-security-policy']);
+      assert.match(csp, /script-src 'self'/);
+      assert.match(csp, /connect-src 'self'/);
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.equal(html.headers['referrer-policy'], 'no-referrer');
+      assert.equal(html.headers['cache-control'], 'no-store');
+
+      const json = await call({ method: 'GET', url, as: null, headers: { accept: 'application/json' } });
+      assert.equal(json.statusCode, 200);
+      assert.equal(JSON.parse(json.body).data.request.body, XSS);
+
+      const missing = await call({
+        method: 'GET',
+        url: '/public/messages/not-a-token',
+        as: null,
+        headers: { accept: BROWSER_ACCEPT },
+      });
+      assert.equal(missing.statusCode, 404);
+      assert.equal(missing.headers['content-security-policy'], CSP);
+    });
+  },
+  { dashboardDir: BUILT },
+);

@@ -1,0 +1,119 @@
+import { beginSignIn, dropToken, storedToken } from '../auth';
+
+/** An error answered by the API in its envelope: the status, the stable code and the field it names. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** JSON pointer (`/steps/2/url`) or query parameter (`?count`) the error is about, when it names one. */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Envelope<T> {
+  data: T;
+  meta?: Record<string, unknown>;
+  error: { status: number; code: string; message: string; field?: string } | null;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  meta: Record<string, unknown>;
+}
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+function urlOf(path: string, query?: Query): string {
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
+  }
+  return url.pathname + url.search;
+}
+
+/**
+ * Calls the public API with the dashboard's bearer token. Edits are marked `X-Vigil-Source:
+ * dashboard`, so revisions say where they came from. A 401 means the token was revoked: the
+ * dashboard signs in again.
+ */
+export async function request<T>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
+  const token = storedToken();
+  if (!token) return beginSignIn();
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'X-Vigil-Source': 'dashboard' };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, options.query), { method, headers, body, signal: options.signal });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(
+      0,
+      'network_error',
+      'Vigil could not be reached. Check your connection and try again.',
+    );
+  }
+  if (response.status === 401) {
+    dropToken();
+    return beginSignIn();
+  }
+  if (response.status === 204) return { data: undefined as T, meta: {} };
+  const text = await response.text();
+  let envelope: Envelope<T> | undefined;
+  try {
+    envelope = text ? (JSON.parse(text) as Envelope<T>) : undefined;
+  } catch {
+    envelope = undefined;
+  }
+  if (!response.ok || envelope?.error) {
+    const error = envelope?.error;
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `The server answered ${response.status} ${response.statusText}`,
+      error?.field,
+    );
+  }
+  if (!envelope)
+    throw new ApiError(response.status, 'bad_response', 'The server sent an answer that is not JSON');
+  return { data: envelope.data, meta: envelope.meta ?? {} };
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query, signal?: AbortSignal) =>
+    request<T>('GET', path, { query, signal }).then((r) => r.data),
+  getWithMeta: <T>(path: string, query?: Query, signal?: AbortSignal) =>
+    request<T>('GET', path, { query, signal }),
+  post: <T>(path: string, body?: unknown, query?: Query) =>
+    request<T>('POST', path, { body, query }).then((r) => r.data),
+  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, { body }).then((r) => r.data),
+  delete: (path: string) => request<unknown>('DELETE', path).then(() => undefined),
+};
+
+/** The message of any error, for a banner. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** The error's message when it names this field (a JSON pointer, or a prefix of one), else undefined. */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!(error instanceof ApiError) || !error.field) return undefined;
+  return error.field === field || error.field.startsWith(`${field}/`) ? error.message : undefined;
+}

@@ -1,0 +1,63 @@
+import type { ComponentChildren } from 'preact';
+import { api } from '../../api/client';
+import type { Test } from '../../api/resources';
+import { timeAgo } from '../../components/format';
+import { ErrorBanner, Loading, ResultBadge, TabLinks } from '../../components/ui';
+import { useResource } from '../../components/use-resource';
+import { paths } from '../../session';
+import { TestContext, testPath } from './context';
+import { RunNow } from './run-now';
+
+export const TEST_TABS = [
+  { tab: '', label: 'Steps' },
+  { tab: 'environments', label: 'Environments' },
+  { tab: 'schedules', label: 'Schedules' },
+  { tab: 'results', label: 'Results' },
+  { tab: 'metrics', label: 'Metrics' },
+  { tab: 'revisions', label: 'Revisions' },
+] as const;
+
+/** The frame of a test's views: its name, last result, "Run now", and the tabs. */
+export function TestShell(props: {
+  bucket: string;
+  testId: string;
+  tab: string;
+  children: ComponentChildren;
+}) {
+  const { bucket, testId } = props;
+  const test = useResource(
+    (signal) => api.get<Test>(testPath(bucket, testId), undefined, signal),
+    [bucket, testId],
+  );
+  if (test.error && !test.data) return <ErrorBanner error={test.error} onRetry={test.reload} />;
+  if (!test.data) return <Loading label="Loading the test…" />;
+  const current = test.data;
+  return (
+    <TestContext.Provider value={{ bucket, test: current, setTest: test.setData, reload: test.reload }}>
+      <div class="test-header">
+        <div>
+          <p class="breadcrumb">
+            <a href={`/app${paths.tests(bucket)}`}>Tests</a> /
+          </p>
+          <h1>{current.name}</h1>
+          <p class="muted">
+            Last result <ResultBadge result={current.last_run?.result} />{' '}
+            {current.last_run && (
+              <span>{timeAgo(current.last_run.finished_at ?? current.last_run.started_at)}</span>
+            )}
+          </p>
+        </div>
+        <RunNow />
+      </div>
+      <TabLinks
+        label="Test sections"
+        tabs={TEST_TABS.map(({ tab, label }) => ({
+          href: paths.test(bucket, testId, tab || undefined),
+          label,
+          current: props.tab === tab,
+        }))}
+      />
+      <section class="tab-panel">{props.children}</section>
+    </TestContext.Provider>
+  );
+}
