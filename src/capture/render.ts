@@ -6,6 +6,7 @@
 import { type Buffer, isUtf8 } from 'node:buffer';
 import type { MessageRequest, MessageResponse, StoredMessage } from './message.js';
 import { bodyBytes } from './normalize.js';
+import { hexLines, type JsonTokenKind, layoutJson } from '../domain/body-layout.js';
 
 /** Bytes of a binary body shown in the hex preview. */
 export const HEX_PREVIEW_BYTES = 256;
@@ -115,81 +116,24 @@ function lists(record: Record<string, string[]>): [string, string][] {
   );
 }
 
-const JSON_SPACE = new Set([' ', '\t', '\n', '\r']);
-
-function nextSignificant(text: string, from: number): number {
-  let i = from;
-  while (i < text.length && JSON_SPACE.has(text[i]!)) i++;
-  return i;
-}
-
 /**
  * Valid JSON re-indented with highlighted tokens, or null when the text is not JSON. Works on the
  * text rather than a parsed value, so numbers and strings appear exactly as sent.
  */
 export function prettyJson(text: string): string | null {
-  try {
-    JSON.parse(text);
-  } catch {
-    return null;
-  }
-  let out = '';
-  let depth = 0;
-  const newline = () => '\n' + '  '.repeat(Math.min(depth, MAX_INDENT));
-  let i = nextSignificant(text, 0);
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      const isKey = text[nextSignificant(text, end + 1)] === ':';
-      out += `<span class="${isKey ? 'jk' : 'js'}">${escapeHtml(text.slice(i, end + 1))}</span>`;
-      i = end + 1;
-    } else if (ch === '{' || ch === '[') {
-      const close = ch === '{' ? '}' : ']';
-      const next = nextSignificant(text, i + 1);
-      if (text[next] === close) {
-        out += ch + close;
-        i = next + 1;
-      } else {
-        depth++;
-        out += ch + newline();
-        i++;
-      }
-    } else if (ch === '}' || ch === ']') {
-      depth--;
-      out += newline() + ch;
-      i++;
-    } else if (ch === ',') {
-      out += ',' + newline();
-      i++;
-    } else if (ch === ':') {
-      out += ': ';
-      i++;
-    } else if (JSON_SPACE.has(ch)) {
-      i++;
-    } else {
-      let end = i;
-      while (end < text.length && !/[\s,\]}:]/.test(text[end]!)) end++;
-      const token = text.slice(i, end);
-      out += `<span class="${/^[-0-9]/.test(token) ? 'jn' : 'jl'}">${escapeHtml(token)}</span>`;
-      i = end;
-    }
-  }
-  return out;
+  return layoutJson(text, {
+    token: (value, kind) => `<span class="${JSON_CLASSES[kind]}">${escapeHtml(value)}</span>`,
+    maxIndent: MAX_INDENT,
+  });
 }
+
+const JSON_CLASSES: Record<JsonTokenKind, string> = { key: 'jk', string: 'js', number: 'jn', literal: 'jl' };
 
 /** The first bytes of a binary body: offset, 16 bytes in hex, and the same bytes as ASCII. */
 export function hexPreview(bytes: Uint8Array, limit: number = HEX_PREVIEW_BYTES): string {
-  const shown = bytes.subarray(0, limit);
-  const lines: string[] = [];
-  for (let offset = 0; offset < shown.length; offset += 16) {
-    const row = shown.subarray(offset, offset + 16);
-    const hex = Array.from(row, (b, i) => (i === 8 ? ' ' : '') + b.toString(16).padStart(2, '0')).join(' ');
-    const ascii = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
-    lines.push(`${offset.toString(16).padStart(8, '0')}  ${hex.padEnd(48)}  |${escapeHtml(ascii)}|`);
-  }
-  return lines.join('\n');
+  return hexLines(bytes.subarray(0, limit))
+    .map((line) => `${line.offset}  ${line.hex}  |${escapeHtml(line.ascii)}|`)
+    .join('\n');
 }
 
 /** Text a person can read: valid UTF-8 without control characters other than tab and line breaks. */

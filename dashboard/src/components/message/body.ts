@@ -3,6 +3,7 @@
  * type, pretty-printing of JSON and XML, form fields and a hex dump of binary bodies. Pure.
  */
 import type { Lists } from './types';
+import { hexLines, layoutJson } from '../../../../src/domain/body-layout';
 
 /** Bytes of a binary body shown in the hex dump. */
 export const HEX_DUMP_BYTES = 4096;
@@ -82,49 +83,9 @@ export function viewBody(body: string, encoding: string, headers: Lists | undefi
   return { kind: 'text', text: shown, cut };
 }
 
-/**
- * JSON indented by two spaces, re-spaced token by token so that numbers and strings stay exactly as
- * sent (no float rounding, no re-escaping). Null when the text is not JSON.
- */
+/** JSON indented by two spaces, numbers and strings exactly as sent; null when the text is not JSON. */
 export function indentJson(text: string): string | null {
-  try {
-    JSON.parse(text);
-  } catch {
-    return null;
-  }
-  let out = '';
-  let depth = 0;
-  const pad = () => '\n' + '  '.repeat(depth);
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (ch === '{' || ch === '[') {
-      const close = ch === '{' ? '}' : ']';
-      let k = i + 1;
-      while (/\s/.test(text[k] ?? '')) k++;
-      if (text[k] === close) {
-        out += ch + close;
-        i = k;
-      } else {
-        depth++;
-        out += ch + pad();
-      }
-    } else if (ch === '}' || ch === ']') {
-      depth--;
-      out += pad() + ch;
-    } else if (ch === ',') {
-      out += ',' + pad();
-    } else if (ch === ':') {
-      out += ': ';
-    } else if (!/\s/.test(ch)) {
-      out += ch;
-    }
-  }
-  return out;
+  return layoutJson(text);
 }
 
 /** XML with one element per line, indented by nesting; text content is kept as sent. */
@@ -155,17 +116,7 @@ export function indentXml(text: string): string {
 
 /** A hex dump: offset, 16 bytes in hex, and their printable ASCII. */
 export function hexDump(bytes: Uint8Array): string {
-  const lines: string[] = [];
-  for (let offset = 0; offset < bytes.length; offset += 16) {
-    const row = bytes.subarray(offset, offset + 16);
-    const hex = [...row].map((b) => b.toString(16).padStart(2, '0'));
-    const ascii = [...row].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
-    lines.push(
-      `${offset.toString(16).padStart(8, '0')}  ${hex.slice(0, 8).join(' ').padEnd(23)}  ${hex
-        .slice(8)
-        .join(' ')
-        .padEnd(23)}  |${ascii}|`,
-    );
-  }
-  return lines.join('\n');
+  return hexLines(bytes)
+    .map((line) => `${line.offset}  ${line.hex}  |${line.ascii}|`)
+    .join('\n');
 }
