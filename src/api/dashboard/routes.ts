@@ -114,12 +114,15 @@ export const dashboardRoutes =
           preCompressed: true,
           dotfiles: 'ignore',
           cacheControl: false,
-          // No build yet is a normal state (the 503 page), not a misconfiguration to warn about.
-          suppressWarning: true,
-          setHeaders(reply, file) {
+          // No build yet is a normal state (the 503 page), not a misconfiguration to warn about;
+          // so is a request for a hashed asset, which needs no line in the log either.
+          logLevel: 'error',
+          setHeaders(response, file) {
             const relative = path.relative(root, file);
             const hashed = relative.startsWith(`assets${path.sep}`);
-            reply.header('Cache-Control', hashed ? IMMUTABLE : 'no-cache');
+            response.setHeader('Cache-Control', hashed ? IMMUTABLE : 'no-cache');
+            // A precompressed copy may answer instead: caches keep one per encoding.
+            response.setHeader('Vary', 'Accept-Encoding');
           },
         });
       },
