@@ -6,7 +6,7 @@ import { Empty, ErrorBanner, Loading, Notice, TextField } from '../../components
 import { usePolling, useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
 import type { RegionInfo } from '../runs/types';
-import { FormError, SecretPanel, useSubmit } from './shared';
+import { FormError, SecretPanel, useRowActions, useSubmit } from './shared';
 
 /** Remote agents of every team, and the regions the server's live workers serve. */
 export function AgentsSection() {
@@ -41,23 +41,16 @@ function TeamAgents(props: { team: { id: string; name: string } }) {
   const list = useResource((signal) => api.get<Agent[]>(base, undefined, signal), [base]);
   usePolling(() => void list.reload(), 15_000, list.data !== undefined);
   const [token, setToken] = useState<{ agent: Agent; token: string } | null>(null);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const rows = useRowActions();
   const headingId = `agents-${team.id}`;
 
-  const remove = async (agent: Agent) => {
-    if (!confirm(`Delete the agent ${agent.name}? Its token stops working at once.`)) return;
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const remove = (agent: Agent) =>
+    rows.run(`Delete the agent ${agent.name}? Its token stops working at once.`, async () => {
       await api.delete(`${base}/${encodeURIComponent(agent.id)}`);
       if (token?.agent.id === agent.id) setToken(null);
-      setNotice(`${agent.name} was deleted.`);
       await list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return `${agent.name} was deleted.`;
+    });
 
   return (
     <section class="card" aria-labelledby={headingId} data-team={team.id}>
@@ -72,8 +65,8 @@ function TeamAgents(props: { team: { id: string; name: string } }) {
           <pre>{`VIGIL_AGENT_TOKEN=${token.token} npx vigil agent --url ${location.origin}`}</pre>
         </SecretPanel>
       )}
-      <ErrorBanner error={error} />
-      {notice && <Notice kind="success">{notice}</Notice>}
+      <ErrorBanner error={rows.error} />
+      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
       <ErrorBanner error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading label="Loading agents…" />}
       {list.data && list.data.length === 0 && <p class="muted">This team has no agents yet.</p>}
@@ -132,7 +125,7 @@ function TeamAgents(props: { team: { id: string; name: string } }) {
         base={base}
         teamName={team.name}
         onCreated={async (created) => {
-          setNotice(undefined);
+          rows.setNotice(undefined);
           setToken({ agent: created, token: created.token });
           await list.reload();
         }}

@@ -4,7 +4,7 @@ import type { Application, ApplicationCreated, ApplicationWithSecret } from '../
 import { dateTime } from '../../components/format';
 import { Checkbox, Empty, ErrorBanner, Loading, Notice, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
-import { FormError, type Secret, SecretPanel, useSubmit } from './shared';
+import { FormError, type Secret, SecretPanel, useRowActions, useSubmit } from './shared';
 
 interface Shown {
   title: string;
@@ -21,48 +21,33 @@ const FIELDS = ['/name', '/website_url', '/callback_url', '/is_public'];
 export function ApplicationsSection() {
   const list = useResource((signal) => api.get<Application[]>('/applications', undefined, signal), []);
   const [shown, setShown] = useState<Shown | null>(null);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [rowError, setRowError] = useState<unknown>(undefined);
+  const rows = useRowActions();
 
-  const rotate = async (application: Application) => {
-    if (
-      !confirm(`Make a new client secret for ${application.name}? The current secret stops working at once.`)
-    )
-      return;
-    setRowError(undefined);
-    setNotice(undefined);
-    try {
-      const rotated = await api.post<ApplicationWithSecret>(
-        `/applications/${encodeURIComponent(application.client_id)}/secret`,
-      );
-      setShown({
-        title: `New client secret of ${application.name}`,
-        clientId: application.client_id,
-        secrets: [{ label: 'Client secret', value: rotated.client_secret }],
-      });
-    } catch (error) {
-      setRowError(error);
-    }
-  };
+  const rotate = (application: Application) =>
+    rows.run(
+      `Make a new client secret for ${application.name}? The current secret stops working at once.`,
+      async () => {
+        const rotated = await api.post<ApplicationWithSecret>(
+          `/applications/${encodeURIComponent(application.client_id)}/secret`,
+        );
+        setShown({
+          title: `New client secret of ${application.name}`,
+          clientId: application.client_id,
+          secrets: [{ label: 'Client secret', value: rotated.client_secret }],
+        });
+      },
+    );
 
-  const remove = async (application: Application) => {
-    if (
-      !confirm(
-        `Delete ${application.name}? Every access token issued to it stops working, including the ones of people who authorized it.`,
-      )
-    )
-      return;
-    setRowError(undefined);
-    setNotice(undefined);
-    try {
-      await api.delete(`/applications/${encodeURIComponent(application.client_id)}`);
-      if (shown?.clientId === application.client_id) setShown(null);
-      setNotice(`${application.name} was deleted.`);
-      await list.reload();
-    } catch (error) {
-      setRowError(error);
-    }
-  };
+  const remove = (application: Application) =>
+    rows.run(
+      `Delete ${application.name}? Every access token issued to it stops working, including the ones of people who authorized it.`,
+      async () => {
+        await api.delete(`/applications/${encodeURIComponent(application.client_id)}`);
+        if (shown?.clientId === application.client_id) setShown(null);
+        await list.reload();
+        return `${application.name} was deleted.`;
+      },
+    );
 
   return (
     <>
@@ -79,8 +64,8 @@ export function ApplicationsSection() {
             </p>
           </SecretPanel>
         )}
-        <ErrorBanner error={rowError} />
-        {notice && <Notice kind="success">{notice}</Notice>}
+        <ErrorBanner error={rows.error} />
+        {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
         <ErrorBanner error={list.error} onRetry={list.reload} />
         {!list.data && !list.error && <Loading label="Loading applications…" />}
         {list.data && list.data.length === 0 && <Empty>You have no client applications yet.</Empty>}
@@ -148,7 +133,7 @@ export function ApplicationsSection() {
       </section>
       <CreateApplication
         onCreated={async (created) => {
-          setNotice(undefined);
+          rows.setNotice(undefined);
           setShown({
             title: `${created.name} was created`,
             clientId: created.client_id,

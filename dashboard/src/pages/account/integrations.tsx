@@ -5,7 +5,7 @@ import { dateTime } from '../../components/format';
 import { Empty, ErrorBanner, Loading, Notice, SelectField, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
-import { FormError, useSubmit } from './shared';
+import { FormError, useRowActions, useSubmit } from './shared';
 
 interface ConfigField {
   name: string;
@@ -90,29 +90,26 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
   const { team } = props;
   const base = `/teams/${encodeURIComponent(team.id)}/integrations`;
   const list = useResource((signal) => api.get<Integration[]>(base, undefined, signal), [base]);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const rows = useRowActions();
   const headingId = `integrations-${team.id}`;
 
-  const remove = async (integration: Integration) => {
+  const remove = (integration: Integration) => {
     const name = integration.description || TYPES[integration.integration_type].label;
-    if (!confirm(`Delete the integration ${name}? Environments that use it stop notifying it.`)) return;
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      await api.delete(`${base}/${encodeURIComponent(integration.id)}`);
-      setNotice(`${name} was deleted.`);
-      await list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    return rows.run(
+      `Delete the integration ${name}? Environments that use it stop notifying it.`,
+      async () => {
+        await api.delete(`${base}/${encodeURIComponent(integration.id)}`);
+        await list.reload();
+        return `${name} was deleted.`;
+      },
+    );
   };
 
   return (
     <section class="card" aria-labelledby={headingId} data-team={team.id}>
       <h3 id={headingId}>{team.name}</h3>
-      <ErrorBanner error={error} />
-      {notice && <Notice kind="success">{notice}</Notice>}
+      <ErrorBanner error={rows.error} />
+      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
       <ErrorBanner error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading label="Loading integrations…" />}
       {list.data && list.data.length === 0 && <p class="muted">This team has no integrations yet.</p>}
@@ -167,7 +164,7 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
         base={base}
         teamName={team.name}
         onCreated={async (created) => {
-          setNotice(
+          rows.setNotice(
             `${created.description || TYPES[created.integration_type].label} was added. Its secrets are kept and shown masked from now on.`,
           );
           await list.reload();

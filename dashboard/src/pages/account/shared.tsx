@@ -35,6 +35,27 @@ export function useSubmit() {
   return { busy, error, setError, run };
 }
 
+/**
+ * Actions on the rows of a list (delete, revoke, rotate): each asks first, clears the last notice
+ * and error, and keeps the notice it answers or the error it throws.
+ */
+export function useRowActions() {
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = async (question: string, action: () => Promise<string | void>): Promise<void> => {
+    if (!confirm(question)) return;
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const done = await action();
+      if (done) setNotice(done);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return { notice, setNotice, error, run };
+}
+
 export interface Secret {
   label: string;
   value: string;

@@ -1,8 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { dateTime, timeAgo } from '../../components/format';
 import { Empty, ErrorBanner, Loading, Notice } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
+import { useRowActions } from './shared';
 
 interface AccessToken {
   id: string;
@@ -23,25 +23,19 @@ const KIND_LABELS: Record<AccessToken['kind'], string> = {
 /** The account's live access tokens (spec 5.4): what each may do, when it was last used, revoke. */
 export function TokensSection() {
   const list = useResource((signal) => api.get<AccessToken[]>('/account/tokens', undefined, signal), []);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const rows = useRowActions();
 
-  const revoke = async (token: AccessToken) => {
+  const revoke = (token: AccessToken) => {
     const what = token.client_name ? `the token of ${token.client_name}` : 'this token';
     const warning =
       token.kind === 'dashboard'
         ? ' It is a dashboard sign-in: the browser using it is signed out (if it is this one, you will be asked to sign in again).'
         : ' Whatever uses it stops working at once.';
-    if (!confirm(`Revoke ${what}?${warning}`)) return;
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    return rows.run(`Revoke ${what}?${warning}`, async () => {
       await api.delete(`/account/tokens/${encodeURIComponent(token.id)}`);
-      setNotice('The token was revoked.');
       await list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+      return 'The token was revoked.';
+    });
   };
 
   return (
@@ -51,8 +45,8 @@ export function TokensSection() {
         Tokens stay valid until revoked. Revoking a <em>dashboard sign-in</em> signs that browser out; this
         dashboard uses one of them too.
       </p>
-      <ErrorBanner error={error} />
-      {notice && <Notice kind="success">{notice}</Notice>}
+      <ErrorBanner error={rows.error} />
+      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
       <ErrorBanner error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading label="Loading tokens…" />}
       {list.data && list.data.length === 0 && <Empty>There are no live tokens.</Empty>}
