@@ -232,7 +232,7 @@ export const webRoutes =
         );
       }
       await sessions.create(reply, accountId);
-      return reply.redirect(DEFAULT_NEXT, 303);
+      return reply.redirect(landing(), 303);
     });
 
     // The dashboard revokes its own token, then sends the browser here to end the web session too.
