@@ -6,22 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { createServer, type Server } from '../../src/main.js';
+import { CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { freePort } from '../helpers/cli.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 // Under CI the browser must be there (.ci/run installs Debian's chromium); elsewhere the suite says why it skips.
 const skip = !fs.existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed` : false;
@@ -87,7 +76,7 @@ describe('OAuth authorization-code flow in Chromium', { skip }, () => {
       app.client_secret,
       (app as { access_token?: string }).access_token ?? '',
     );
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     fs.mkdirSync('test-results', { recursive: true });
   });
 

@@ -3,22 +3,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadConfig } from '../../../src/config/config.js';
 import { createServer, type Server } from '../../../src/main.js';
+import { CHROMIUM, launchChromium } from '../../helpers/browser.js';
 import { freePort } from '../../helpers/cli.js';
-
-export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** The dashboard's production build, made by `npm run build` (npm ci runs it); DASHBOARD_DIR points elsewhere. */
 export const DASHBOARD_DIR = path.resolve(process.env.DASHBOARD_DIR ?? 'dist/dashboard');
@@ -78,7 +67,7 @@ export async function startDashboard(options: { env?: Record<string, string> } =
   const server = await createServer(config, { dashboardDir: DASHBOARD_DIR });
   await server.app.listen({ port, host: '127.0.0.1' });
   const boot = await server.services.accounts.bootstrap(USER);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
 
   const api: Dashboard['api'] = async (method, apiPath, body) => {
