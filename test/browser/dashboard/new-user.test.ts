@@ -225,6 +225,8 @@ describe('Dashboard: a new user walk', { skip: skipReason() }, () => {
       await row.waitFor();
       assert.equal((await row.locator('td[data-label="expected"]').textContent())?.trim(), '201');
       assert.equal((await row.locator('td[data-label="actual"]').textContent())?.trim(), '200');
+      // The test's header follows: its last result is now the failure.
+      await page.locator('.test-header .badge', { hasText: 'fail' }).waitFor();
       await dash.checkA11y(page, 'the result (fail)');
       await dash.screenshot(page, 'walk-result-fail');
 

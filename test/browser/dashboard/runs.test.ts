@@ -122,6 +122,30 @@ describe('Dashboard runs and environments', { skip: skipReason() }, () => {
     await dash.checkA11y(page, 'result (pass)');
   });
 
+  test('the steps a working run has finished appear before it ends', async () => {
+    // Three requests of 1.2 s each: the first shows while the others are still on their way.
+    const request = {
+      step_type: 'request',
+      method: 'GET',
+      url: `${upstreamUrl}/items`,
+      assertions: [{ source: 'response_status', property: '', comparison: 'equal_number', value: 200 }],
+    };
+    const created = await dash.api<TestDetail>('POST', `/buckets/${dash.bucket}/tests`, {
+      name: 'Three slow requests',
+      steps: [request, request, request],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await page.goto(`${dash.base}/app/b/${dash.bucket}/tests/${created.data.id}`);
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+    await page.getByText('Running… 1 step finished so far.').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.step-result.step-pass').count(), 1);
+    await page.locator('.run-title .badge', { hasText: 'pass' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.step-result.step-pass').count(), 3);
+    const removed = await dash.api('DELETE', `/buckets/${dash.bucket}/tests/${created.data.id}`);
+    assert.equal(removed.status, 204);
+  });
+
   test('a failing assertion shows expected against actual', async () => {
     await setExpected(201);
     await page.goto(app());
