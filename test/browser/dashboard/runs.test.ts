@@ -107,6 +107,11 @@ describe('Dashboard runs and environments', { skip: skipReason() }, () => {
 
   test('Run now shows live progress, then pass', async () => {
     await page.goto(app());
+    // The bucket's shared environments can be run too.
+    await page
+      .getByLabel('Environment to run')
+      .locator('option', { hasText: 'Shared staging' })
+      .waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
     const badge = page.locator('.run-title .badge');

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { api, messageOf } from '../../api/client';
+import type { Environment } from '../../api/resources';
 import { SelectField } from '../../components/ui';
+import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
 import type { StartedRuns } from '../runs/types';
 import '../runs/runs.css';
@@ -9,8 +11,9 @@ import { testPath, useTest } from './context';
 
 /**
  * "Run now" in the test's header: starts a manual run in the chosen environment (the default one
- * first) and opens its result, which follows the run live. An environment with several regions
- * starts one run per region; then the results list opens.
+ * first; the test's own environments, then the bucket's shared ones) and opens its result, which
+ * follows the run live. An environment with several regions starts one run per region; then the
+ * results list opens.
  */
 export function RunNow() {
   const { bucket, test } = useTest();
@@ -18,8 +21,21 @@ export function RunNow() {
   const [chosen, setChosen] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
+  const shared = useResource(
+    (signal) => api.get<Environment[]>(`/buckets/${bucket}/environments`, undefined, signal),
+    [bucket],
+  );
+  const choices = [
+    ...test.environments.map((env) => ({
+      value: env.id,
+      label: env.id === test.default_environment_id ? `${env.name} (default)` : env.name,
+    })),
+    ...(shared.data ?? [])
+      .filter((env) => !test.environments.some((own) => own.id === env.id))
+      .map((env) => ({ value: env.id, label: `${env.name} (shared)` })),
+  ];
   const environmentId =
-    chosen && test.environments.some((env) => env.id === chosen) ? chosen : test.default_environment_id;
+    chosen && choices.some((choice) => choice.value === chosen) ? chosen : test.default_environment_id;
 
   const run = async () => {
     setBusy(true);
@@ -46,16 +62,8 @@ export function RunNow() {
         void run();
       }}
     >
-      {test.environments.length > 1 && (
-        <SelectField
-          label="Environment to run"
-          value={environmentId}
-          options={test.environments.map((env) => ({
-            value: env.id,
-            label: env.id === test.default_environment_id ? `${env.name} (default)` : env.name,
-          }))}
-          onValue={setChosen}
-        />
+      {choices.length > 1 && (
+        <SelectField label="Environment to run" value={environmentId} options={choices} onValue={setChosen} />
       )}
       <button type="submit" disabled={busy}>
         {busy ? 'Starting…' : 'Run now'}
