@@ -47,12 +47,18 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'r
 
 /**
  * A request URL as logs show it. Trigger URLs carry their credential (the trigger id) in the path
- * and often secrets as variables in the query, so both are left out.
+ * and often secrets as variables in the query, so both are left out; so is the share token of a
+ * public message, and the query of the dashboard's page, where the OAuth flow brings its code.
  */
 export function loggedUrl(url: string): string {
-  const match = /^\/radar\/(bucket\/)?[^/?]+(\/[^?]*)?/.exec(url);
-  if (!match) return url;
-  return `/radar/${match[1] ?? ''}[trigger id]${match[2] ?? ''}${url.includes('?') ? '?[parameters]' : ''}`;
+  const trigger = /^\/radar\/(bucket\/)?[^/?]+(\/[^?]*)?/.exec(url);
+  if (trigger) {
+    return `/radar/${trigger[1] ?? ''}[trigger id]${trigger[2] ?? ''}${url.includes('?') ? '?[parameters]' : ''}`;
+  }
+  if (/^\/app\/?\?/.test(url)) return `${url.slice(0, url.indexOf('?'))}?[parameters]`;
+  const shared = /^\/public\/messages\/[^/?]+/.exec(url);
+  if (shared) return `/public/messages/[share token]${url.slice(shared[0].length)}`;
+  return url;
 }
 
 /** Pino serialisers for requests: the usual fields, with trigger URLs masked. */

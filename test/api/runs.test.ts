@@ -564,4 +564,7 @@ test('logs mask trigger ids and trigger parameters', async () => {
   assert.equal(loggedUrl('/radar/bucket/AbC123/trigger'), '/radar/bucket/[trigger id]/trigger');
   assert.equal(loggedUrl('/radar/AbC123/batch'), '/radar/[trigger id]/batch');
   assert.equal(loggedUrl('/buckets/abc/tests?count=2'), '/buckets/abc/tests?count=2');
+  assert.equal(loggedUrl('/app/?code=vgl_ac_secret&state=s'), '/app/?[parameters]');
+  assert.equal(loggedUrl('/app/b/abc/tests'), '/app/b/abc/tests');
+  assert.equal(loggedUrl('/public/messages/TokEn123'), '/public/messages/[share token]');
 });
