@@ -59,6 +59,8 @@ export interface StoredMessage extends NewMessage {
   /** The time the lists order by: the request's timestamp, else the response's. */
   timestamp: number;
   shared: boolean;
+  /** When it was last shared (the Shared list's order), Unix seconds; null when not shared. */
+  shared_at: number | null;
 }
 
 /** What a list shows of a request: no headers, parameters or body. */

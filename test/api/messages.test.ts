@@ -645,6 +645,13 @@ await describeApi('messages', (get) => {
       [uuid],
     );
     assert.equal((await detail(key, uuid)).shared, true);
+    // The share time is what the Shared list orders and pages by; it is null for the others.
+    const listed = (await list(key, 'shared'))[0]!;
+    assert.equal(typeof listed.shared_at, 'number');
+    assert.equal(shared.shared_at, listed.shared_at);
+    assert.equal((await detail(key, body.data[1]!.uuid!)).shared_at, null);
+    const older = await get().data('GET', `/buckets/${key}/shared?before=${listed.shared_at}`);
+    assert.deepEqual(older, []);
     const page = await get().call({
       method: 'GET',
       url: shared.public_url.slice(PUBLIC_URL.length),

@@ -35,6 +35,7 @@ const messageProperties = {
   received_at: Type.Number(),
   timestamp: Type.Number(),
   shared: Type.Boolean(),
+  shared_at: Nullable(Type.Number({ description: 'When it was shared (the Shared list orders by it)' })),
   note: Nullable(Type.String()),
 };
 

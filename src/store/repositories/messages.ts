@@ -105,6 +105,7 @@ function messageFields(row: MessageListRow): Omit<ListedMessage, 'request' | 're
     received_at: row.received_at,
     timestamp: row.timestamp,
     shared: row.share_token !== null,
+    shared_at: row.shared_at,
     note: row.note,
   };
 }

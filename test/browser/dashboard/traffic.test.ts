@@ -341,4 +341,49 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
     assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), 200);
     await fresh.context.close();
   });
+
+  test('the Shared stream pages by the time of sharing', async () => {
+    // 130 messages of their own, shared one after another.
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 3; batch++) {
+      const items = Array.from({ length: batch === 2 ? 30 : 50 }, (_, i) => ({
+        request: {
+          method: 'GET',
+          url: `https://shared.example/item/${batch * 50 + i}`,
+          headers: {},
+          body: '',
+        },
+        response: { status: 200, headers: {}, body: 'ok' },
+      }));
+      const posted = await dash.api<{ uuid: string }[]>('POST', `/buckets/${dash.bucket}/messages`, items);
+      assert.equal(posted.status, 201, JSON.stringify(posted.body));
+      uuids.push(...posted.data.map((item) => item.uuid));
+    }
+    assert.equal(uuids.length, 130);
+    for (let i = 0; i < uuids.length; i += 10) {
+      await Promise.all(
+        uuids.slice(i, i + 10).map(async (uuid) => {
+          const shared = await dash.api('PUT', `/buckets/${dash.bucket}/shared/${uuid}`);
+          assert.equal(shared.status, 200);
+        }),
+      );
+    }
+    const before = await dash.api<{ uuid: string }[]>('GET', `/buckets/${dash.bucket}/shared?count=1000`);
+    const total = before.data.length;
+    assert.ok(total >= 130, `${total} shared`);
+    const { context: shared, page: sharedPage } = await dash.signedIn();
+    await sharedPage.goto(`${dash.base}/app/b/${dash.bucket}/traffic/shared`);
+    const rows = sharedPage.locator('table.stream-table tbody tr');
+    await rows.nth(99).waitFor();
+    assert.equal(await rows.count(), 100);
+    await sharedPage.getByRole('button', { name: 'Load older' }).click();
+    await rows.nth(total - 1).waitFor();
+    assert.equal(await rows.count(), total);
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-uuid')));
+    assert.deepEqual(
+      shown,
+      before.data.map((m) => m.uuid),
+    );
+    await shared.close();
+  });
 });

@@ -25,8 +25,6 @@ import './traffic.css';
 
 /** Rows per page; the DOM holds only the pages loaded so far. */
 export const PAGE_SIZE = 100;
-/** The shared list is ordered by share time, which list items do not carry: it loads in one page. */
-const SHARED_PAGE_SIZE = 1000;
 const POLL_MS = 2000;
 /** Polling looks back this far before the newest row, for exchanges stored after a later one started. */
 const POLL_OVERLAP_S = 5;
@@ -105,7 +103,9 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(undefined);
   const base = `/buckets/${bucketKey}/${stream}`;
-  const pageSize = stream === 'shared' ? SHARED_PAGE_SIZE : PAGE_SIZE;
+  const pageSize = PAGE_SIZE;
+  // Lists are newest first by the exchange's time; the Shared list by the time of sharing.
+  const orderTime = (row: MessageListItem) => (stream === 'shared' ? (row.shared_at ?? 0) : row.timestamp);
 
   const show = (next: Filters) => navigate(paths.traffic(bucketKey, stream) + searchOf(next));
 
@@ -120,7 +120,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
         ...initialState(),
         rows,
         loading: false,
-        hasMore: rows.length === pageSize && stream !== 'shared',
+        hasMore: rows.length === pageSize,
       });
     } catch (error) {
       if (run !== generation.current) return;
@@ -145,7 +145,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
       const page = await api.get<MessageListItem[]>(base, {
         ...listQuery(filters),
         count: pageSize + 1,
-        before: oldest.timestamp + 0.000001,
+        before: orderTime(oldest) + 0.000001,
       });
       if (run !== generation.current) return;
       setState((s) => {
@@ -174,8 +174,8 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
     try {
       const query = listQuery(filters);
       const newest = current.rows[0];
-      if (newest && stream !== 'shared') {
-        query.since = Math.max(newest.timestamp - POLL_OVERLAP_S, windowSince(filters.window) ?? 0);
+      if (newest) {
+        query.since = Math.max(orderTime(newest) - POLL_OVERLAP_S, windowSince(filters.window) ?? 0);
       }
       const page = await api.get<MessageListItem[]>(base, { ...query, count: PAGE_SIZE });
       if (run !== generation.current) return;
@@ -184,7 +184,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
         const added = page.filter((r) => !seen.has(r.uuid));
         if (added.length === 0) return s.error ? { ...s, error: undefined } : s;
         const rows = [...added, ...s.rows];
-        if (stream !== 'shared') rows.sort((a, b) => b.timestamp - a.timestamp);
+        rows.sort((a, b) => orderTime(b) - orderTime(a));
         const n = added.length;
         return {
           ...s,
