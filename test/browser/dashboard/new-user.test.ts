@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { cards, dragAbove } from './editor-helpers.js';
 import { type Dashboard, skipReason, startDashboard } from './harness.js';
 
 interface StoredStep {
@@ -20,22 +21,6 @@ interface TestDetail {
 
 /** Generous: the run goes through the worker, and another browser suite may share the two cores. */
 const RUN_TIMEOUT = 30_000;
-
-/** The top-level step cards of the editor, in order. */
-const cards = (page: Page) => page.locator('ol[data-parent="root"] > li.step-card');
-
-/** Drags a card by its handle to just above `target`, with pointer moves as a person would. */
-async function dragAbove(page: Page, card: Locator, target: Locator): Promise<void> {
-  const handle = card.locator(':scope > .step-head .drag-handle');
-  const from = (await handle.boundingBox())!;
-  const to = (await target.boundingBox())!;
-  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2 - 10, { steps: 4 });
-  await page.mouse.move(to.x + 40, to.y + 6, { steps: 15 });
-  await page.mouse.move(to.x + 40, to.y + 3, { steps: 3 });
-  await page.mouse.up();
-}
 
 /** Waits until the top-level cards have these step types, in this order. */
 async function waitForOrder(page: Page, types: string[]): Promise<void> {
