@@ -232,6 +232,49 @@ export function RowsTable(props: {
 
 const sourceOptions = SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] }));
 
+/**
+ * The source and property cells of an assertion or a variable: the property is cleared and disabled
+ * for sources that take none, with a hint of what it means for the others.
+ */
+function SourceCells(props: {
+  label: string;
+  source: Source;
+  property: string;
+  onChange: (patch: { source?: Source; property: string }) => void;
+  error?: unknown;
+  field: string;
+}) {
+  const hasProperty = SOURCES_WITH_PROPERTY.includes(props.source);
+  return (
+    <>
+      <td>
+        <CellSelect
+          label={`${props.label} source`}
+          value={props.source}
+          options={sourceOptions}
+          onValue={(source) =>
+            props.onChange({ source, property: SOURCES_WITH_PROPERTY.includes(source) ? props.property : '' })
+          }
+          error={props.error}
+          field={`${props.field}/source`}
+        />
+      </td>
+      <td>
+        <CellInput
+          label={`${props.label} property`}
+          value={hasProperty ? props.property : ''}
+          disabled={!hasProperty}
+          placeholder={hasProperty ? PROPERTY_HINT[props.source] : 'not used'}
+          mono
+          onValue={(property) => props.onChange({ property })}
+          error={props.error}
+          field={`${props.field}/property`}
+        />
+      </td>
+    </>
+  );
+}
+
 export function AssertionsTable(props: {
   assertions: Assertion[];
   onChange: (assertions: Assertion[]) => void;
@@ -255,34 +298,17 @@ export function AssertionsTable(props: {
         const field = `/assertions/${index}`;
         const set = (patch: Partial<Assertion>) =>
           onChange(replaceAt(assertions, index, { ...assertion, ...patch }));
-        const hasProperty = SOURCES_WITH_PROPERTY.includes(assertion.source);
         const hasValue = !VALUELESS.includes(assertion.comparison);
         return (
           <tr key={index}>
-            <td>
-              <CellSelect
-                label={`Assertion ${n} source`}
-                value={assertion.source}
-                options={sourceOptions}
-                onValue={(source) =>
-                  set({ source, property: SOURCES_WITH_PROPERTY.includes(source) ? assertion.property : '' })
-                }
-                error={props.error}
-                field={`${field}/source`}
-              />
-            </td>
-            <td>
-              <CellInput
-                label={`Assertion ${n} property`}
-                value={hasProperty ? assertion.property : ''}
-                disabled={!hasProperty}
-                placeholder={hasProperty ? PROPERTY_HINT[assertion.source] : 'not used'}
-                mono
-                onValue={(property) => set({ property })}
-                error={props.error}
-                field={`${field}/property`}
-              />
-            </td>
+            <SourceCells
+              label={`Assertion ${n}`}
+              source={assertion.source}
+              property={assertion.property}
+              onChange={set}
+              error={props.error}
+              field={field}
+            />
             <td>
               <CellSelect
                 label={`Assertion ${n} comparison`}
@@ -339,7 +365,6 @@ export function VariablesTable(props: {
         const field = `/variables/${index}`;
         const set = (patch: Partial<Variable>) =>
           onChange(replaceAt(variables, index, { ...variable, ...patch }));
-        const hasProperty = SOURCES_WITH_PROPERTY.includes(variable.source);
         return (
           <tr key={index}>
             <td>
@@ -352,30 +377,14 @@ export function VariablesTable(props: {
                 field={`${field}/name`}
               />
             </td>
-            <td>
-              <CellSelect
-                label={`Variable ${n} source`}
-                value={variable.source}
-                options={sourceOptions}
-                onValue={(source) =>
-                  set({ source, property: SOURCES_WITH_PROPERTY.includes(source) ? variable.property : '' })
-                }
-                error={props.error}
-                field={`${field}/source`}
-              />
-            </td>
-            <td>
-              <CellInput
-                label={`Variable ${n} property`}
-                value={hasProperty ? variable.property : ''}
-                disabled={!hasProperty}
-                placeholder={hasProperty ? PROPERTY_HINT[variable.source] : 'not used'}
-                mono
-                onValue={(property) => set({ property })}
-                error={props.error}
-                field={`${field}/property`}
-              />
-            </td>
+            <SourceCells
+              label={`Variable ${n}`}
+              source={variable.source}
+              property={variable.property}
+              onChange={set}
+              error={props.error}
+              field={field}
+            />
             <RemoveButton
               label={`Remove variable ${n}`}
               onClick={() => onChange(removeAt(variables, index))}
