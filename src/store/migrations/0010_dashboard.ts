@@ -48,6 +48,24 @@ export async function up(db: Kysely<any>): Promise<void> {
         request_target = lower(substr(json_extract(summary, '$.request.url'), instr(json_extract(summary, '$.request.url'), '://') + 3)),
         response_status = json_extract(summary, '$.response.status')
     `.execute(db);
+    // SQLite's lower() folds ASCII only; rows with other letters are lowered as new messages are.
+    const NON_ASCII = '*[^\u0001-\u007f]*';
+    const rows = await sql<{ id: string; host: string | null; url: string | null }>`
+      select id, json_extract(summary, '$.request.host') as host, json_extract(summary, '$.request.url') as url
+      from messages where request_host glob ${NON_ASCII} or request_target glob ${NON_ASCII}
+    `.execute(db);
+    for (const row of rows.rows) {
+      const url = row.url ?? '';
+      const scheme = url.indexOf('://');
+      await db
+        .updateTable('messages')
+        .set({
+          request_host: row.host === null ? null : row.host.toLowerCase(),
+          request_target: (scheme >= 0 ? url.slice(scheme + 3) : url).toLowerCase(),
+        })
+        .where('id', '=', row.id)
+        .execute();
+    }
   }
 }
 

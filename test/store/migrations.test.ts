@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Migrator } from 'kysely';
+import type { NewMessage } from '../../src/capture/message.js';
+import { migrationProvider } from '../../src/store/migrations/index.js';
+import { messageRow } from '../../src/store/repositories/messages.js';
+import type { Store } from '../../src/store/store.js';
+import { dialects } from '../helpers/dialects.js';
+import { seedBucketWithTest } from '../helpers/seed.js';
+
+/** A message as stored before migration 0010: none of the list-filter columns. */
+function storedBefore0010(id: string, bucketKey: string, url: string, host: string) {
+  const message = {
+    source: 'api',
+    unique_identifier: null,
+    note: null,
+    request: {
+      method: 'get',
+      url,
+      scheme: 'https',
+      host,
+      path: '/A/b',
+      params: {},
+      headers: {},
+      timestamp: 1_700_000_000,
+      body: '',
+      body_encoding: 'utf8',
+      size_bytes: 0,
+    },
+    response: {
+      status: 503,
+      reason: 'Service Unavailable',
+      headers: {},
+      timestamp: 1_700_000_001,
+      response_time: 1,
+      body: '',
+      body_encoding: 'utf8',
+      size_bytes: 0,
+    },
+  } as unknown as NewMessage;
+  const row: Record<string, unknown> = { ...messageRow(id, bucketKey, message, 1_700_000_002) };
+  for (const column of [
+    'request_method',
+    'request_host',
+    'request_path',
+    'request_target',
+    'response_status',
+  ]) {
+    delete row[column];
+  }
+  return row;
+}
+
+for (const { fixture, skip } of await dialects()) {
+  describe(`migrations [${fixture.name}]`, { skip }, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await fixture.create());
+    });
+    after(async () => cleanup());
+
+    test('0010 fills the filter columns of existing messages as new ones get them, letters of any script', async () => {
+      const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+      const down = await migrator.migrateTo('0009_dashboard_client');
+      assert.ifError(down.error);
+      await seedBucketWithTest(store, 'migrate00001');
+      await store.db
+        .insertInto('messages')
+        .values([
+          storedBefore0010(
+            'm-ascii',
+            'migrate00001',
+            'HTTPS://Api.Example.com:8443/A/b?Q=1',
+            'Api.Example.com:8443',
+          ),
+          storedBefore0010('m-other', 'migrate00001', 'https://Bücher.Example/A/b?Q=Ä', 'Bücher.Example'),
+        ] as never)
+        .execute();
+      const up = await migrator.migrateToLatest();
+      assert.ifError(up.error);
+      const rows = await store.db
+        .selectFrom('messages')
+        .select(['id', 'request_method', 'request_host', 'request_path', 'request_target', 'response_status'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(rows, [
+        {
+          id: 'm-ascii',
+          request_method: 'GET',
+          request_host: 'api.example.com:8443',
+          request_path: '/A/b',
+          request_target: 'api.example.com:8443/a/b?q=1',
+          response_status: 503,
+        },
+        {
+          id: 'm-other',
+          request_method: 'GET',
+          request_host: 'bücher.example',
+          request_path: '/A/b',
+          request_target: 'bücher.example/a/b?q=ä',
+          response_status: 503,
+        },
+      ]);
+    });
+  });
+}
