@@ -102,11 +102,14 @@ export class TokenService {
 
   /**
    * Personal tokens belong to the account holder; OAuth tokens were granted to an application. A
-   * dashboard token counts as personal: it is the person acting in the service's own UI.
+   * dashboard token counts as personal when it holds every scope, as a personal token does: it is
+   * then the person acting in the service's own UI. One asked for with fewer scopes stays within
+   * them, so it cannot mint a token with more (a new application's owner token has every scope).
    */
   async isPersonal(principal: Principal): Promise<boolean> {
     const kind = await tokensRepo.kindOf(this.deps.store.db, principal.tokenId);
-    return kind === 'personal' || kind === 'dashboard';
+    if (kind === 'personal') return true;
+    return kind === 'dashboard' && SCOPES.every((scope) => principal.scopes.has(scope));
   }
 
   /** A new secret for the account's application, shown once; the old one stops matching. */

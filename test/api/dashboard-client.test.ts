@@ -3,6 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
+
+/** What the dashboard asks for. */
+const EVERY_SCOPE = 'api:read test:write bucket:write message:write account:email';
 import { injectPage } from '../helpers/web.js';
 
 const CLIENT_ID = 'vigil-dashboard';
@@ -55,7 +58,7 @@ await describeApi('the dashboard OAuth client (vigil-dashboard)', (get) => {
         client_id: CLIENT_ID,
         redirect_uri: CALLBACK,
         response_type: 'code',
-        scope: 'api:read test:write',
+        scope: EVERY_SCOPE,
         state: 'spa-state',
         code_challenge: pkce.challenge,
         code_challenge_method: 'S256',
@@ -105,6 +108,35 @@ await describeApi('the dashboard OAuth client (vigil-dashboard)', (get) => {
       .execute();
   }
 
+  test('a dashboard token with fewer scopes stays within them: no credential routes', async () => {
+    const h = get();
+    const cookies = await signIn('alice@example.com');
+    const { response: authorized, verifier } = await authorize(cookies, { scope: 'api:read' });
+    assert.equal(authorized.statusCode, 303, authorized.body);
+    const code = new URL(authorized.headers.location as string).searchParams.get('code')!;
+    const token = (await exchange(code, verifier)).json().access_token as string;
+    assert.equal((await h.call({ method: 'GET', url: '/account', as: token })).statusCode, 200);
+    const minted = await h.call({
+      method: 'POST',
+      url: '/applications',
+      as: token,
+      body: {
+        name: 'Escalation',
+        website_url: 'https://example.com',
+        callback_url: 'https://example.com/cb',
+      },
+    });
+    assert.equal(
+      minted.statusCode,
+      403,
+      'a read-only token may not create an application (and its owner token)',
+    );
+    const renamed = await h.call({ method: 'PUT', url: '/account', as: token, body: { name: 'Mallory' } });
+    assert.equal(renamed.statusCode, 403);
+    const listed = await h.call({ method: 'GET', url: '/account/tokens', as: token });
+    assert.equal(listed.statusCode, 403);
+  });
+
   test('the full flow: no consent page, a code at /app/, a dashboard token that acts as personal', async () => {
     const h = get();
     const cookies = await signIn('alice@example.com');
@@ -114,7 +146,7 @@ await describeApi('the dashboard OAuth client (vigil-dashboard)', (get) => {
     assert.equal(response.headers['cache-control'], 'no-store');
     const body = response.json();
     assert.equal(body.token_type, 'bearer');
-    assert.equal(body.scope, 'api:read test:write');
+    assert.equal(body.scope, EVERY_SCOPE);
     assert.match(body.access_token, /^vgl_at_/);
 
     const account = await h.call({ method: 'GET', url: '/account', as: body.access_token });
