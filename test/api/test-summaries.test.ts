@@ -75,7 +75,9 @@ await describeApi('test summaries', (get) => {
       body.data.map((t: any) => t.id),
       (await h.data('GET', `${b}/tests`)).map((t: any) => t.id),
     );
-    const [one, two] = body.data;
+    // Both tests were made in the same second: the list orders them by id then, so look them up.
+    const one = body.data.find((t: any) => t.id === first.id);
+    const two = body.data.find((t: any) => t.id === second.id);
     assert.deepEqual(Object.keys(one).sort(), [
       'created_at',
       'default_environment_id',
@@ -113,7 +115,7 @@ await describeApi('test summaries', (get) => {
     const page = await h.call({ method: 'GET', url: `${b}/test-summaries?count=1&offset=1` });
     assert.deepEqual(
       page.json().data.map((t: any) => t.id),
-      [second.id],
+      [body.data[1].id],
     );
     assert.equal(page.json().meta.total, 2);
   });
