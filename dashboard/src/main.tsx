@@ -4,7 +4,27 @@ import { beginSignIn, completeSignIn, storedToken } from './auth';
 import { applyTheme } from './components/theme';
 import './styles.css';
 
+/**
+ * The server's PUBLIC_URL, from the page it served. A browser that came by another name (127.0.0.1
+ * for localhost, say) moves there: sign-in returns only to PUBLIC_URL/app/, and the token is kept per
+ * origin. True when the page is leaving.
+ */
+function moveToPublicUrl(): boolean {
+  const content = document.querySelector<HTMLMetaElement>('meta[name="vigil-public-url"]')?.content;
+  if (!content) return false;
+  let origin: string;
+  try {
+    origin = new URL(content).origin;
+  } catch {
+    return false;
+  }
+  if (origin === location.origin) return false;
+  location.replace(`${origin}${location.pathname}${location.search}${location.hash}`);
+  return true;
+}
+
 async function start(): Promise<void> {
+  if (moveToPublicUrl()) return;
   applyTheme();
   const root = document.getElementById('root')!;
   try {

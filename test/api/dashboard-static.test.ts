@@ -5,13 +5,14 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { describeApi } from '../helpers/api.js';
+import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 const INDEX =
-  '<!doctype html><html><head><script type="module" src="/app/assets/x-abc.js"></script></head></html>';
+  '<!doctype html><html><head><meta name="vigil-public-url" content="" />' +
+  '<script type="module" src="/app/assets/x-abc.js"></script></head></html>';
 const SCRIPT = 'console.log("dashboard");\n'.repeat(20);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-dashboard-'));
@@ -50,7 +51,8 @@ await describeApi(
       for (const url of ['/app/', '/app/?code=c&state=s', '/app/b/x/tests', '/app/b/abc/tests/123/']) {
         const response = await fetch(url);
         assert.equal(response.statusCode, 200, url);
-        assert.equal(response.body, INDEX, url);
+        // The page is the build's, with PUBLIC_URL filled in for the browser.
+        assert.equal(response.body, INDEX.replace('content=""', `content="${PUBLIC_URL}"`), url);
         assert.match(String(response.headers['content-type']), /^text\/html/);
         assert.equal(response.headers['cache-control'], 'no-cache', url);
         assertAppHeaders(response);

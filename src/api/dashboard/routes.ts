@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../../capture/render.js';
 import { AppError } from '../../domain/errors.js';
 import type { ApiContext } from '../context.js';
 import { sendError } from '../plugins/errors.js';
@@ -17,6 +18,8 @@ export const DASHBOARD_CSP =
   "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The placeholder of dashboard/index.html that the served page fills with PUBLIC_URL. */
+const PUBLIC_URL_META = /<meta name="vigil-public-url" content="[^"]*"\s*\/?>/;
 
 /** The Vite build of `dashboard/`, found from the package root whether this runs from src/ or dist/. */
 const BUILT_DASHBOARD = fileURLToPath(new URL('../../../dist/dashboard/', import.meta.url));
@@ -74,7 +77,12 @@ export const dashboardRoutes =
           .type('text/html; charset=utf-8')
           .send(NOT_BUILT_PAGE);
       }
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(html);
+      // The page learns PUBLIC_URL, so a browser that came by another name (127.0.0.1 for localhost)
+      // moves there first: sign-in only returns to PUBLIC_URL/app/, and the token is kept per origin.
+      const page = html
+        .toString('utf8')
+        .replace(PUBLIC_URL_META, `<meta name="vigil-public-url" content="${escapeHtml(ctx.publicUrl)}" />`);
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
     }
 
     await app.register(

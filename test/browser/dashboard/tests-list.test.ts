@@ -168,6 +168,15 @@ describe('Dashboard tests list', { skip: skipReason() }, () => {
     await context.close();
   });
 
+  test('a browser that came by another name moves to PUBLIC_URL first', async () => {
+    const { context, page } = await dash.signedIn();
+    const other = dash.base.replace('127.0.0.1', 'localhost');
+    await page.goto(`${other}/app/b/${dash.bucket}/tests`);
+    await page.waitForURL(`${dash.base}/app/b/${dash.bucket}/tests`);
+    await page.locator('[data-testid="tests-table"] tbody tr').first().waitFor();
+    await context.close();
+  });
+
   test('New test creates one and opens it; at the limit the error shows', async () => {
     const { context, page } = await dash.signedIn();
     // The first bucket is full (100 test environments): the API's refusal is shown, nothing is lost.
