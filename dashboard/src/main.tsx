@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { App } from './app';
 import { beginSignIn, completeSignIn, storedToken } from './auth';
+import { installLeaveGuard } from './components/leave-guard';
 import { applyTheme } from './components/theme';
 import './styles.css';
 
@@ -42,6 +43,7 @@ async function start(): Promise<void> {
     await beginSignIn();
     return;
   }
+  installLeaveGuard();
   render(<App />, root);
 }
 

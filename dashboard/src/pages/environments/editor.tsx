@@ -143,7 +143,9 @@ function Regions(props: { value: string[]; error: unknown; onChange: (regions: s
   const known = useResource((signal) => api.get<RegionInfo[]>('/regions', undefined, signal), []);
   const knownCodes = (known.data ?? []).map((r) => r.region).filter((code) => code !== '*');
   const others = props.value.filter((code) => !knownCodes.includes(code));
-  const [text, setText] = useState(others.join(', '));
+  const [typed, setTyped] = useState<string | undefined>(undefined);
+  // Until the person types, the box shows the regions that have no checkbox (known once /regions answers).
+  const text = typed ?? others.join(', ');
   return (
     <fieldset class="env-section">
       <legend>Regions</legend>
@@ -157,7 +159,9 @@ function Regions(props: { value: string[]; error: unknown; onChange: (regions: s
           label={code}
           checked={props.value.includes(code)}
           onValue={(checked) =>
-            props.onChange(checked ? [...props.value, code] : props.value.filter((c) => c !== code))
+            props.onChange(
+              checked ? [...new Set([...props.value, code])] : props.value.filter((c) => c !== code),
+            )
           }
         />
       ))}
@@ -166,12 +170,13 @@ function Regions(props: { value: string[]; error: unknown; onChange: (regions: s
         hint="Region codes separated by commas, e.g. eu-west, us-east"
         value={text}
         onValue={(value) => {
-          setText(value);
-          const typed = value
+          setTyped(value);
+          const codes = value
             .split(/[\s,]+/)
             .map((code) => code.trim())
             .filter(Boolean);
-          props.onChange([...props.value.filter((code) => knownCodes.includes(code)), ...typed]);
+          const checked = props.value.filter((code) => knownCodes.includes(code));
+          props.onChange([...new Set([...checked, ...codes])]);
         }}
         error={props.error}
         field="/regions"

@@ -118,6 +118,8 @@ export function ResultPage(props: { runId: string }) {
         )}
       </div>
       <ErrorBanner error={cancelError} />
+      {/* A reload that failed (the network, or the run is gone) says so instead of "Running…" forever. */}
+      <ErrorBanner error={run.error} onRetry={run.reload} />
       <div role="status" aria-live="polite" class="run-progress">
         {current.result === 'queued' && (
           <Notice kind="warning">Queued: waiting for a worker in region {current.region}…</Notice>

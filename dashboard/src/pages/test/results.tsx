@@ -62,9 +62,13 @@ export function ResultsTab() {
     if (!oldest) return;
     setOlder('loading');
     try {
-      const page = await api.get<Run[]>(path, { count: PAGE, before: oldest.queued_at });
+      // `before` is exclusive and runs started together share their queued_at: ask from a hair past
+      // the oldest run, so the rest of its batch comes too (the ones already shown come again).
+      const page = await api.get<Run[]>(path, { count: PAGE, before: oldest.queued_at + 0.000001 });
+      const known = new Set((runs ?? []).map((run) => run.test_run_id));
+      const added = page.filter((run) => !known.has(run.test_run_id)).length;
       setRuns((current) => merge(current ?? [], page));
-      setOlder(page.length < PAGE ? 'done' : 'idle');
+      setOlder(page.length < PAGE || added === 0 ? 'done' : 'idle');
     } catch (failure) {
       setError(failure);
       setOlder('idle');

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { api, messageOf } from '../../api/client';
 import type { Environment } from '../../api/resources';
+import { confirmLeaving } from '../../components/leave-guard';
 import { SelectField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
@@ -38,6 +39,8 @@ export function RunNow() {
     chosen && choices.some((choice) => choice.value === chosen) ? chosen : test.default_environment_id;
 
   const run = async () => {
+    // The run uses the saved test: unsaved edits on screen would be left behind.
+    if (!confirmLeaving()) return;
     setBusy(true);
     setError(undefined);
     try {

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api/client';
 import type { StepType, Test } from '../../api/resources';
+import { guardLeaving } from '../../components/leave-guard';
 import { ErrorBanner, TextArea, TextField } from '../../components/ui';
 import { useSession } from '../../session';
 import { testPath, useTest } from './context';
@@ -95,31 +96,8 @@ export function StepsTab(_props: Record<string, unknown>) {
     if (!dirtyRef.current) setDraft(next);
   }, [test]);
 
-  // Leaving with unsaved changes: the browser asks on unload; links inside the app ask here.
-  useEffect(() => {
-    if (!dirty) return;
-    const onUnload = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
-      event.returnValue = LEAVE_WARNING;
-    };
-    const onClick = (event: MouseEvent) => {
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
-        return;
-      const link = (event.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
-      if (!link || link.target === '_blank' || link.origin !== window.location.origin) return;
-      if (link.pathname === window.location.pathname) return;
-      if (!window.confirm(LEAVE_WARNING)) {
-        event.preventDefault();
-        event.stopPropagation();
-      }
-    };
-    window.addEventListener('beforeunload', onUnload);
-    document.addEventListener('click', onClick, true);
-    return () => {
-      window.removeEventListener('beforeunload', onUnload);
-      document.removeEventListener('click', onClick, true);
-    };
-  }, [dirty]);
+  // Leaving with unsaved changes asks first: unload, links, Back and Forward, Run now.
+  useEffect(() => (dirty ? guardLeaving(LEAVE_WARNING) : undefined), [dirty]);
 
   // After a move or an insertion, focus follows the step (a moved node loses focus).
   useEffect(() => {
@@ -255,7 +233,7 @@ export function StepsTab(_props: Record<string, unknown>) {
 
   return (
     <EditorContext.Provider value={editor}>
-      <div class="steps-editor" ref={root}>
+      <div class="steps-editor" ref={root} inert={saving}>
         <form
           class="test-details"
           onSubmit={(event) => {
