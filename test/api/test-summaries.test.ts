@@ -1,54 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newId } from '../../src/domain/ids.js';
-import type { TestRunRow } from '../../src/store/database.js';
 import { runsRepo } from '../../src/store/repositories/runs.js';
 import { describeApi } from '../helpers/api.js';
-
-function runRow(
-  testId: string,
-  bucketKey: string,
-  result: string,
-  at: number,
-  ms: number | null,
-): TestRunRow {
-  return {
-    id: newId(),
-    test_id: testId,
-    bucket_key: bucketKey,
-    environment_id: 'e',
-    environment_name: 'Default',
-    region: 'local',
-    agent: null,
-    source: 'manual',
-    result,
-    parent_run_id: null,
-    queued_at: at,
-    started_at: at,
-    finished_at: result === 'working' ? null : at + 0.5,
-    attempts: 1,
-    requests_executed: 1,
-    assertions_defined: 0,
-    assertions_passed: 0,
-    assertions_failed: 0,
-    scripts_defined: 0,
-    scripts_passed: 0,
-    scripts_failed: 0,
-    variables_defined: 0,
-    variables_passed: 0,
-    variables_failed: 0,
-    worker_id: null,
-    executions: 1,
-    planned_at: null,
-    schedule_id: null,
-    agent_id: null,
-    response_time_ms: ms,
-    error: null,
-    trigger_variables: '{}',
-    notification_url: null,
-    summary: '{}',
-  };
-}
+import { runRow } from '../helpers/seed.js';
 
 await describeApi('test summaries', (get) => {
   test('each test with its schedules, last run (as in the detail) and 20 recent runs, oldest first', async () => {

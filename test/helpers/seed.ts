@@ -1,4 +1,5 @@
 import { newId } from '../../src/domain/ids.js';
+import type { TestRunRow } from '../../src/store/database.js';
 import type { Store } from '../../src/store/store.js';
 
 /** An account, its team, bucket `key` and one test in it, written straight to the store. */
@@ -45,4 +46,53 @@ export async function seedBucketWithTest(
     })
     .execute();
   return { testId, now };
+}
+
+/**
+ * A finished (or, for `working`, unfinished) manual run of a test, written straight to the store:
+ * queued and started at `at`, half a second long, with `responseTimeMs` as its response time.
+ */
+export function runRow(
+  testId: string,
+  bucketKey: string,
+  result: string,
+  at: number,
+  responseTimeMs: number | null = 10,
+): TestRunRow {
+  return {
+    id: newId(),
+    test_id: testId,
+    bucket_key: bucketKey,
+    environment_id: 'e',
+    environment_name: 'Default',
+    region: 'local',
+    agent: null,
+    source: 'manual',
+    result,
+    parent_run_id: null,
+    queued_at: at,
+    started_at: at,
+    finished_at: result === 'working' ? null : at + 0.5,
+    attempts: 1,
+    requests_executed: 1,
+    assertions_defined: 0,
+    assertions_passed: 0,
+    assertions_failed: 0,
+    scripts_defined: 0,
+    scripts_passed: 0,
+    scripts_failed: 0,
+    variables_defined: 0,
+    variables_passed: 0,
+    variables_failed: 0,
+    worker_id: null,
+    executions: 1,
+    planned_at: null,
+    schedule_id: null,
+    agent_id: null,
+    response_time_ms: responseTimeMs,
+    error: null,
+    trigger_variables: '{}',
+    notification_url: null,
+    summary: '{}',
+  };
 }

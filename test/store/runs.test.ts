@@ -5,7 +5,7 @@ import type { TestRunRow } from '../../src/store/database.js';
 import { runsRepo } from '../../src/store/repositories/runs.js';
 import type { Store } from '../../src/store/store.js';
 import { dialects } from '../helpers/dialects.js';
-import { seedBucketWithTest } from '../helpers/seed.js';
+import { runRow, seedBucketWithTest } from '../helpers/seed.js';
 
 for (const { fixture, skip } of await dialects()) {
   describe(`test runs store [${fixture.name}]`, { skip }, () => {
@@ -20,45 +20,6 @@ for (const { fixture, skip } of await dialects()) {
       const bucketKey = newId().replaceAll('-', '').slice(0, 12);
       const { testId } = await seedBucketWithTest(store, bucketKey);
       return { testId, bucketKey };
-    }
-
-    function runRow(testId: string, bucketKey: string, result: string, at: number): TestRunRow {
-      return {
-        id: newId(),
-        test_id: testId,
-        bucket_key: bucketKey,
-        environment_id: 'e',
-        environment_name: 'Default',
-        region: 'local',
-        agent: null,
-        source: 'manual',
-        result,
-        parent_run_id: null,
-        queued_at: at,
-        started_at: at,
-        finished_at: at + 0.5,
-        attempts: 1,
-        requests_executed: 1,
-        assertions_defined: 0,
-        assertions_passed: 0,
-        assertions_failed: 0,
-        scripts_defined: 0,
-        scripts_passed: 0,
-        scripts_failed: 0,
-        variables_defined: 0,
-        variables_passed: 0,
-        variables_failed: 0,
-        worker_id: null,
-        executions: 1,
-        planned_at: null,
-        schedule_id: null,
-        agent_id: null,
-        response_time_ms: 10,
-        error: null,
-        trigger_variables: '{}',
-        notification_url: null,
-        summary: '{}',
-      };
     }
 
     test('retention keeps step details of the newest passing and failing runs and drops the oldest runs', async () => {
