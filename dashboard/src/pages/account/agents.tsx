@@ -2,11 +2,11 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { Agent, AgentCreated } from '../../api/resources';
 import { dateTime, timeAgo } from '../../components/format';
-import { Empty, ErrorBanner, Loading, Notice, TextField } from '../../components/ui';
+import { Empty, TextField } from '../../components/ui';
 import { usePolling, useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
 import type { RegionInfo } from '../runs/types';
-import { FormError, SecretPanel, useRowActions, useSubmit } from './shared';
+import { FormError, ListState, SecretPanel, useRowActions, useSubmit } from './shared';
 
 /** Remote agents of every team, and the regions the server's live workers serve. */
 export function AgentsSection() {
@@ -65,11 +65,12 @@ function TeamAgents(props: { team: { id: string; name: string } }) {
           <pre>{`VIGIL_AGENT_TOKEN=${token.token} npx vigil agent --url ${location.origin}`}</pre>
         </SecretPanel>
       )}
-      <ErrorBanner error={rows.error} />
-      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading label="Loading agents…" />}
-      {list.data && list.data.length === 0 && <p class="muted">This team has no agents yet.</p>}
+      <ListState
+        list={list}
+        rows={rows}
+        loading="Loading agents…"
+        empty={<p class="muted">This team has no agents yet.</p>}
+      />
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table data-testid="agents-table">
@@ -190,9 +191,11 @@ function Regions() {
         Regions that live worker processes announce; an environment's <code>regions</code> pick among them.{' '}
         <code>*</code> is a worker that serves every region.
       </p>
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading label="Loading regions…" />}
-      {list.data && list.data.length === 0 && <p class="muted">No worker is announcing a region now.</p>}
+      <ListState
+        list={list}
+        loading="Loading regions…"
+        empty={<p class="muted">No worker is announcing a region now.</p>}
+      />
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table data-testid="regions-table">

@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { Application, ApplicationCreated, ApplicationWithSecret } from '../../api/resources';
 import { dateTime } from '../../components/format';
-import { Checkbox, Empty, ErrorBanner, Loading, Notice, TextField } from '../../components/ui';
+import { Checkbox, Empty, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
-import { FormError, type Secret, SecretPanel, useRowActions, useSubmit } from './shared';
+import { FormError, ListState, type Secret, SecretPanel, useRowActions, useSubmit } from './shared';
 
 interface Shown {
   title: string;
@@ -64,11 +64,12 @@ export function ApplicationsSection() {
             </p>
           </SecretPanel>
         )}
-        <ErrorBanner error={rows.error} />
-        {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
-        <ErrorBanner error={list.error} onRetry={list.reload} />
-        {!list.data && !list.error && <Loading label="Loading applications…" />}
-        {list.data && list.data.length === 0 && <Empty>You have no client applications yet.</Empty>}
+        <ListState
+          list={list}
+          rows={rows}
+          loading="Loading applications…"
+          empty={<Empty>You have no client applications yet.</Empty>}
+        />
         {list.data && list.data.length > 0 && (
           <div class="table-wrap">
             <table data-testid="applications-table">

@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { Integration, IntegrationType } from '../../api/resources';
 import { dateTime } from '../../components/format';
-import { Empty, ErrorBanner, Loading, Notice, SelectField, TextField } from '../../components/ui';
+import { Empty, SelectField, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
-import { FormError, useRowActions, useSubmit } from './shared';
+import { FormError, ListState, useRowActions, useSubmit } from './shared';
 
 interface ConfigField {
   name: string;
@@ -108,11 +108,12 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
   return (
     <section class="card" aria-labelledby={headingId} data-team={team.id}>
       <h3 id={headingId}>{team.name}</h3>
-      <ErrorBanner error={rows.error} />
-      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading label="Loading integrations…" />}
-      {list.data && list.data.length === 0 && <p class="muted">This team has no integrations yet.</p>}
+      <ListState
+        list={list}
+        rows={rows}
+        loading="Loading integrations…"
+        empty={<p class="muted">This team has no integrations yet.</p>}
+      />
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table data-testid="integrations-table">

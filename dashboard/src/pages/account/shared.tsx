@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api/client';
-import { CopyButton, ErrorBanner } from '../../components/ui';
+import { CopyButton, ErrorBanner, Loading, Notice } from '../../components/ui';
 
 /**
  * The banner for an error of a form: shown unless the error names one of the form's own fields,
@@ -54,6 +54,28 @@ export function useRowActions() {
     }
   };
   return { notice, setNotice, error, run };
+}
+
+/**
+ * The state lines above a list: the last row action's error or notice, a failed load (with retry),
+ * loading, and what an empty list says.
+ */
+export function ListState(props: {
+  list: { data: readonly unknown[] | undefined; error: unknown; reload: () => Promise<void> };
+  rows?: { error: unknown; notice: string | undefined };
+  loading: string;
+  empty: ComponentChildren;
+}) {
+  const { list, rows } = props;
+  return (
+    <>
+      {rows && <ErrorBanner error={rows.error} />}
+      {rows?.notice && <Notice kind="success">{rows.notice}</Notice>}
+      <ErrorBanner error={list.error} onRetry={list.reload} />
+      {!list.data && !list.error && <Loading label={props.loading} />}
+      {list.data && list.data.length === 0 && props.empty}
+    </>
+  );
 }
 
 export interface Secret {

@@ -1,8 +1,8 @@
 import { api } from '../../api/client';
 import { dateTime, timeAgo } from '../../components/format';
-import { Empty, ErrorBanner, Loading, Notice } from '../../components/ui';
+import { Empty } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
-import { useRowActions } from './shared';
+import { ListState, useRowActions } from './shared';
 
 interface AccessToken {
   id: string;
@@ -45,11 +45,12 @@ export function TokensSection() {
         Tokens stay valid until revoked. Revoking a <em>dashboard sign-in</em> signs that browser out; this
         dashboard uses one of them too.
       </p>
-      <ErrorBanner error={rows.error} />
-      {rows.notice && <Notice kind="success">{rows.notice}</Notice>}
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading label="Loading tokens…" />}
-      {list.data && list.data.length === 0 && <Empty>There are no live tokens.</Empty>}
+      <ListState
+        list={list}
+        rows={rows}
+        loading="Loading tokens…"
+        empty={<Empty>There are no live tokens.</Empty>}
+      />
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table data-testid="tokens-table">
