@@ -177,20 +177,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
       if (newest) {
         query.since = Math.max(orderTime(newest) - POLL_OVERLAP_S, windowSince(filters.window) ?? 0);
       }
-      // A full page may not reach back to what is shown: page down until it does, so no message
-      // falls in a gap between the new ones and the old; after ten pages, start again from the top.
-      const known = new Set(current.rows.map((r) => r.uuid));
-      let chunk = await api.get<MessageListItem[]>(base, { ...query, count: PAGE_SIZE });
-      const page = [...chunk];
-      for (let more = 0; newest && chunk.length === PAGE_SIZE && !known.has(chunk.at(-1)!.uuid); more++) {
-        if (more === 10 || run !== generation.current) {
-          if (run === generation.current) void loadFirst();
-          return;
-        }
-        const before = orderTime(chunk.at(-1)!) + 0.000001;
-        chunk = await api.get<MessageListItem[]>(base, { ...query, count: PAGE_SIZE, before });
-        page.push(...chunk);
-      }
+      const page = await api.get<MessageListItem[]>(base, { ...query, count: PAGE_SIZE });
       if (run !== generation.current) return;
       setState((s) => {
         const seen = new Set(s.rows.map((r) => r.uuid));
