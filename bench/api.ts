@@ -134,7 +134,8 @@ async function waitForHealth(child: Child, baseUrl: string): Promise<void> {
     }
     try {
       const response = await fetch(`${baseUrl}/health`);
-      if (response.ok) return;
+      // Vigil's answer names its Node and SQLite driver, the figures' context.
+      if (response.ok) return void process.stderr.write(`${child.name} /health: ${await response.text()}\n`);
     } catch {
       // not listening yet
     }
@@ -724,6 +725,7 @@ async function main(): Promise<number> {
     childEnv({
       DATA_DIR: dataDir,
       PORT: String(vigilPort),
+      TRAFFIC_PORT: '0',
       HOST: '127.0.0.1',
       PUBLIC_URL: publicUrl,
       LOG_LEVEL: 'warn',

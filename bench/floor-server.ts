@@ -11,9 +11,10 @@
  * Settings (env): FLOOR_DB (Vigil's vigil.db), FLOOR_COPY (path of the writable copy), PORT, HOST,
  * PUBLIC_URL (must equal Vigil's, since it is part of `trigger_url`).
  */
+import fs from 'node:fs';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import Database from 'better-sqlite3';
+import { type FloorDb, openFloorDb } from './sqlite.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BUCKET_KEY = /^[a-z0-9]{12}$/;
@@ -121,16 +122,19 @@ const publicUrl = required('PUBLIC_URL');
 const port = Number(required('PORT'));
 const host = process.env.HOST || '127.0.0.1';
 
-const source = new Database(sourcePath, { readonly: true, fileMustExist: true });
+if (!fs.existsSync(sourcePath)) throw new Error(`FLOOR_DB ${sourcePath} does not exist`);
+const source = openFloorDb(sourcePath);
 source.pragma('busy_timeout = 5000');
-await source.backup(copyPath);
-const copy = new Database(copyPath);
+fs.rmSync(copyPath, { force: true });
+source.exec(`VACUUM INTO '${copyPath.replace(/'/g, "''")}'`);
+source.pragma('query_only = ON');
+const copy = openFloorDb(copyPath);
 copy.pragma('journal_mode = WAL');
 copy.pragma('synchronous = NORMAL');
 copy.pragma('foreign_keys = ON');
 copy.pragma('busy_timeout = 5000');
 
-function statements(db: Database.Database) {
+function statements(db: FloorDb) {
   return {
     token: db.prepare<[string], TokenRow>(
       `SELECT t.id, t.account_id, t.scopes, a.name, a.email

@@ -18,9 +18,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { SQLITE_SYNCHRONOUS, type SqliteSynchronous as Synchronous } from '../src/config/config.js';
 import { ADMIN_URL, freshPostgresDatabase } from '../test/helpers/dialects.js';
+import { openFloorDb } from './sqlite.js';
 import type { LoadResult, LoadSpec } from './ingest/load.js';
 import { benchBatch } from './ingest/messages.js';
 import {
@@ -112,7 +112,13 @@ async function startVigil(options: {
     [...VIGIL_NODE_ARGS, ...npmStartArgs()],
     vigilEnv(
       options.dataDir,
-      { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, SQLITE_SYNCHRONOUS: options.synchronous },
+      {
+        PORT: String(port),
+        TRAFFIC_PORT: '0',
+        HOST: '127.0.0.1',
+        PUBLIC_URL: url,
+        SQLITE_SYNCHRONOUS: options.synchronous,
+      },
       options.databaseUrl,
     ),
   );
@@ -278,7 +284,7 @@ async function ingestSqlite(synchronous: Synchronous): Promise<IngestFigures[]> 
   const floor = await startFloor('floor (SQLite)', file, synchronous);
   const floorFigures = await measureIngest(floor, synchronous);
   await finish(floor, floorFigures, () => {
-    const db = new Database(file, { readonly: true });
+    const db = openFloorDb(file, { readonly: true });
     try {
       return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM messages').get()!.n;
     } finally {

@@ -222,7 +222,7 @@ async function throughput(upstream: string, workers: number): Promise<Throughput
       await setup.store.transaction(async (trx) => {
         for (let j = i; j < Math.min(RUNS, i + 100); j++) {
           const test = setup.tests[j % TESTS]!;
-          await setup.services.runs.queueScheduled(
+          await setup.services.launcher.queueScheduled(
             trx,
             { id: 'bench', test_id: test.id, environment_id: test.environmentId },
             nowFloat(),
@@ -237,7 +237,7 @@ async function throughput(upstream: string, workers: number): Promise<Throughput
     await waitAnnounced(setup.store, workers);
     const cpuBefore = children.map((c) => cpuMsOf(c.pid));
     const postgresBefore = postgresCpuMs();
-    setup.services.runs.wakeWorkers();
+    setup.services.launcher.wakeWorkers();
     const deadline = Date.now() + 30 * 60_000;
     for (;;) {
       const { n } = await setup.store.db
@@ -314,6 +314,7 @@ async function lag(upstream: string): Promise<Lag> {
     const serve = startChild('serve', [VIGIL, 'serve', '--no-worker'], {
       ...workerEnv(setup.databaseUrl),
       PORT: String(port),
+      TRAFFIC_PORT: '0',
     });
     const worker = startChild('worker', [VIGIL, 'worker'], workerEnv(setup.databaseUrl));
     await waitForHealth(serve, `http://127.0.0.1:${port}`);

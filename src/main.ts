@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT, LOG_SERIALIZERS } from './api/app.js';
-import type { Services } from './api/context.js';
+import type { ApiContext, StoragePort } from './api/context.js';
+import { buildTrafficApp } from './api/traffic/app.js';
 import { SessionService } from './auth/sessions.js';
 import type { Config } from './config/config.js';
 import { LocalJobQueue } from './jobs/local-queue.js';
@@ -9,18 +10,25 @@ import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import { Worker } from './jobs/worker.js';
 import { createPoster } from './notify/http.js';
 import { smtpMailer } from './notify/mail.js';
-import { createEngine, type SubtestPort } from './runner/engine.js';
+import { createEngine } from './runner/engine.js';
 import { LazyScriptSandbox } from './runner/lazy-sandbox.js';
 import { AccountService } from './services/accounts.js';
 import { AgentService } from './services/agents.js';
 import { ApplicationService } from './services/applications.js';
 import { BucketService } from './services/buckets.js';
 import { EnvironmentService } from './services/environments.js';
+import { IdempotencyService } from './services/idempotency.js';
 import { IntegrationService } from './services/integrations.js';
 import { MessageService } from './services/messages.js';
 import { NotificationService } from './services/notifications.js';
+import { OAuthService } from './services/oauth.js';
 import { RestoreService } from './services/restore.js';
-import { RunService } from './services/runs.js';
+import { RunDefinitions } from './services/runs/definitions.js';
+import { RunLifecycle } from './services/runs/events.js';
+import { RunExecutor } from './services/runs/executor.js';
+import { RunLauncher } from './services/runs/launcher.js';
+import { RunRecorder } from './services/runs/recorder.js';
+import { RunResults } from './services/runs/results.js';
 import { ScheduleService } from './services/schedules.js';
 import { StepService } from './services/steps.js';
 import { TestService } from './services/tests.js';
@@ -29,15 +37,19 @@ import { Scheduler } from './services/scheduler.js';
 import { TeamService } from './services/teams.js';
 import { WorkerRegistry } from './services/workers.js';
 import { TokenService } from './services/tokens.js';
+import { TrafficService } from './services/traffic.js';
 import { ViewService } from './services/views.js';
+import type { Services } from './services/index.js';
 import { Store } from './store/store.js';
 
 type RuntimeConfig = Pick<
   Config,
   | 'egressPolicy'
+  | 'gatewayEgressPolicy'
   | 'region'
   | 'responseBodyLimit'
   | 'runTimeoutSeconds'
+  | 'checkTimeoutMs'
   | 'resultsKeepFull'
   | 'resultsKeepSummary'
   | 'publicUrl'
@@ -50,9 +62,11 @@ type RuntimeConfig = Pick<
 
 const RUNTIME_DEFAULTS: RuntimeConfig = {
   egressPolicy: 'allow-all',
+  gatewayEgressPolicy: 'public-only',
   region: 'local',
   responseBodyLimit: 1024 * 1024,
   runTimeoutSeconds: 900,
+  checkTimeoutMs: 1_000,
   resultsKeepFull: 100,
   resultsKeepSummary: 1000,
   publicUrl: 'http://localhost:8080',
@@ -62,6 +76,22 @@ const RUNTIME_DEFAULTS: RuntimeConfig = {
   notifyRetryDelay: 30,
   pagerdutyEventsUrl: 'https://events.pagerduty.com/v2/enqueue',
 };
+
+/** The routes' view of storage: whether it answers (the health check) and whether it takes writes. */
+export function storagePort(store: Store): StoragePort {
+  return {
+    async ping() {
+      const reachable = await store.ping();
+      return {
+        dialect: store.dialect,
+        driver: store.driver,
+        reachable,
+        writeBlocker: reachable ? await store.writeBlocker() : null,
+      };
+    },
+    writeBlocker: () => store.writeBlocker(),
+  };
+}
 
 /** The parts that run tests: the queue, the script sandbox (threads start on first use), the process registry. */
 export interface Runtime {
@@ -88,20 +118,29 @@ export function createServices(
   const steps = new StepService({ tests });
   const environments = new EnvironmentService({ store, buckets, tests });
   const schedules = new ScheduleService({ tests });
-  const teams = new TeamService({ store });
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : null;
+  const teams = new TeamService({ store, mailer, mailFrom: config.mailFrom, publicUrl: config.publicUrl });
   const integrations = new IntegrationService({ store, teams });
   // Webhooks, Slack, PagerDuty and the browser-test partner go out through the egress policy.
   const poster = createPoster({ egress: config.egressPolicy });
-  // Subtests resolve through the run service, which itself drives the engine.
-  const subtests: SubtestPort = {
-    resolve: (step, parent, variables) => runs.subtestPort().resolve(step, parent, variables),
-    record: (child, outcome, parent) => runs.recordSubtest(child, outcome, parent),
-  };
+  // The run side, in dependency order: definitions (test, resolved environment, bucket) first,
+  // then the recorder, the engine that runs subtests through both, and the starters and readers.
+  const definitions = new RunDefinitions({ store });
+  const lifecycle = new RunLifecycle();
+  const recorder = new RunRecorder({
+    store,
+    lifecycle,
+    settings: { resultsKeepFull: config.resultsKeepFull, resultsKeepSummary: config.resultsKeepSummary },
+  });
   const engine = createEngine({
     scripts: runtime.scripts,
     egress: config.egressPolicy,
-    limits: { maxBodyBytes: config.responseBodyLimit, runTimeoutMs: config.runTimeoutSeconds * 1000 },
-    subtests,
+    limits: {
+      maxBodyBytes: config.responseBodyLimit,
+      runTimeoutMs: config.runTimeoutSeconds * 1000,
+      checkTimeMs: config.checkTimeoutMs,
+    },
+    subtests: { resolve: definitions.forSubtest, record: recorder.recordSubtest },
     partner: integrations.partnerPort(poster),
   });
   const notifications = new NotificationService({
@@ -111,9 +150,9 @@ export function createServices(
     tests,
     teams,
     integrations,
-    resolveEnvironment: (db, environment) => runs.resolveEnvironment(db, environment),
+    definitions,
     poster,
-    mailer: config.smtpUrl ? smtpMailer(config.smtpUrl) : null,
+    mailer,
     settings: {
       publicUrl: config.publicUrl,
       retries: config.notifyRetries,
@@ -122,20 +161,17 @@ export function createServices(
       pagerdutyEventsUrl: config.pagerdutyEventsUrl,
     },
   });
-  const runs: RunService = new RunService({
+  // Awaited inside the transaction that ends each run: the notify-run job commits with the outcome.
+  lifecycle.on('finished', notifications.onFinished);
+  const launcher = new RunLauncher({
     store,
     queue: runtime.queue,
-    buckets,
     tests,
-    engine,
-    settings: {
-      region: config.region,
-      runTimeoutSeconds: config.runTimeoutSeconds,
-      resultsKeepFull: config.resultsKeepFull,
-      resultsKeepSummary: config.resultsKeepSummary,
-    },
-    onFinished: (trx, runId) => notifications.onFinished(trx, runId),
+    definitions,
+    region: config.region,
   });
+  const executor = new RunExecutor({ store, queue: runtime.queue, engine, definitions, recorder, lifecycle });
+  const results = new RunResults({ store, tests, lifecycle, executor });
   const messages = new MessageService({ store, buckets });
   return {
     tokens,
@@ -146,23 +182,46 @@ export function createServices(
     steps,
     environments,
     schedules,
-    runs,
+    launcher,
+    results,
+    executor,
     messages,
     teams,
     integrations,
     notifications,
     workers: runtime.registry,
-    agents: new AgentService({ store, teams, runs, queue: runtime.queue, registry: runtime.registry }),
+    agents: new AgentService({
+      store,
+      teams,
+      executor,
+      definitions,
+      recorder,
+      queue: runtime.queue,
+      registry: runtime.registry,
+    }),
     restore: new RestoreService({ store, tests }),
     views: new ViewService({ store, buckets }),
+    idempotency: new IdempotencyService({ store }),
+    oauth: new OAuthService({ store, tokens, publicUrl: config.publicUrl }),
+    traffic: new TrafficService({
+      buckets,
+      messages,
+      egress: config.gatewayEgressPolicy,
+      maxBodyBytes: config.responseBodyLimit,
+    }),
   };
 }
 
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous'>): Store {
+export function openStore(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'minFreeDisk'> &
+    Partial<Pick<Config, 'sqliteDriver'>>,
+): Store {
   return Store.open({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
+    minFreeDisk: config.minFreeDisk,
+    sqliteDriver: config.sqliteDriver,
   });
 }
 
@@ -170,14 +229,21 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqli
 export function createWorker(
   services: Services,
   runtime: Runtime,
-  options: { concurrency: number; regions: readonly string[] | null; log?: FastifyInstance['log'] },
+  options: {
+    concurrency: number;
+    regions: readonly string[] | null;
+    /** SHUTDOWN_GRACE: how long a stop lets runs finish before handing them over. */
+    graceSeconds?: number;
+    log?: FastifyInstance['log'];
+  },
 ): Worker {
   return new Worker({
     queue: runtime.queue,
     concurrency: options.concurrency,
     regions: options.regions,
+    ...(options.graceSeconds !== undefined && { graceMs: options.graceSeconds * 1000 }),
     handlers: {
-      'run-test': (payload, ctx) => services.runs.execute(payload.runId, ctx.signal, ctx.workerId),
+      'run-test': (payload, ctx) => services.executor.execute(payload.runId, ctx.signal, ctx.workerId),
       'notify-run': async (payload) => {
         await services.notifications.planRun(payload.runId);
       },
@@ -185,13 +251,15 @@ export function createWorker(
         services.notifications.deliver(payload.notificationId, options.log),
       'apply-retention': async () => {
         await services.messages.applyRetention();
+        await services.idempotency.purge();
       },
     },
     onGiveUp: async (job, reason, workerId) => {
       // A run whose job failed on a live worker is handed over once; a run whose worker died is
-      // handed over by the run reaper, which sees the worker fall silent.
+      // handed over by the run reaper, which sees the worker fall silent. (A worker that stops
+      // cleanly hands its runs over itself, without using this up.)
       if (job.name === 'run-test')
-        await services.runs.handOver((job.payload as { runId: string }).runId, workerId, reason);
+        await services.executor.handOver((job.payload as { runId: string }).runId, workerId, reason);
       // A notification whose last delivery attempt failed is given up.
       if (job.name === 'deliver-notification')
         await services.notifications.markFailed(
@@ -205,6 +273,13 @@ export function createWorker(
 
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
+/** What the runtime logs through. */
+interface RuntimeLog {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
 type ProcessConfig = Pick<
   Config,
   'databaseUrl' | 'runTimeoutSeconds' | 'workerDeadAfterSeconds' | 'workerConcurrency'
@@ -217,7 +292,7 @@ type ProcessConfig = Pick<
 export async function createRuntime(
   store: Store,
   config: ProcessConfig,
-  log?: { error(obj: object, msg: string): void },
+  log?: RuntimeLog,
 ): Promise<Runtime & { close(): Promise<void> }> {
   let queue: JobQueue;
   let closeQueue = async () => {};
@@ -283,7 +358,7 @@ function startReaper(
 ): RunReaper {
   const reaper = new RunReaper({
     store,
-    runs: services.runs,
+    executor: services.executor,
     registry: runtime.registry,
     queueTimeoutSeconds: config.queueTimeoutSeconds,
     intervalMs: Math.min(5_000, runtime.registry.liveness.heartbeatMs),
@@ -294,7 +369,10 @@ function startReaper(
 }
 
 export interface Server {
+  /** The API, the dashboard and the web pages. */
   app: FastifyInstance;
+  /** Capture and gateway URLs, on their own origin (TRAFFIC_PORT). */
+  traffic: FastifyInstance;
   store: Store;
   services: Services;
   runtime: Runtime;
@@ -338,6 +416,7 @@ export async function createServer(
       : createWorker(services, runtime, {
           concurrency: config.workerConcurrency,
           regions: config.workerRegions,
+          graceSeconds: config.shutdownGraceSeconds,
           log,
         });
   worker?.start();
@@ -347,7 +426,7 @@ export async function createServer(
   const scheduler =
     options.scheduler === false
       ? null
-      : new Scheduler({ store, runs: services.runs, timeScale: config.scheduleTimeScale, log });
+      : new Scheduler({ store, launcher: services.launcher, timeScale: config.scheduleTimeScale, log });
   scheduler?.start();
   const reaper = startReaper(store, services, runtime, config, log);
   // Message retention through the queue: shortly after start, then every hour.
@@ -373,11 +452,13 @@ export async function createServer(
     await reaper.stop();
     await stopWorker();
     await app.app.close();
+    await app.traffic.close();
     await services.notifications.close();
     await runtime.close();
   };
   return {
     app: app.app,
+    traffic: app.traffic,
     store,
     services,
     runtime,
@@ -398,46 +479,57 @@ async function buildLoggedApp(
   config: Config,
   store: Store,
   { logStream, dashboardDir }: { logStream?: NodeJS.WritableStream; dashboardDir?: string },
-  wire: (log: {
-    error(obj: object, msg: string): void;
-  }) => Promise<{ runtime: Runtime & { close(): Promise<void> }; services: Services }>,
-): Promise<{ app: FastifyInstance; runtime: Runtime & { close(): Promise<void> }; services: Services }> {
+  wire: (log: RuntimeLog) => Promise<{ runtime: Runtime & { close(): Promise<void> }; services: Services }>,
+): Promise<{
+  app: FastifyInstance;
+  traffic: FastifyInstance;
+  runtime: Runtime & { close(): Promise<void> };
+  services: Services;
+}> {
   // The runtime logs through the app's logger, which exists only once the app is built: it gets a
   // forwarding logger bound below.
-  let target: { error(obj: object, msg: string): void } | null = null;
-  const { runtime, services } = await wire({ error: (obj, msg) => target?.error(obj, msg) });
-  const app = await buildApp(
-    {
-      services,
-      store,
-      publicUrl: config.publicUrl,
-      egressPolicy: config.egressPolicy,
-      responseBodyLimit: config.responseBodyLimit,
-      runTimeoutSeconds: config.runTimeoutSeconds,
-      sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
-      signup: config.signup,
-      ...(dashboardDir !== undefined && { dashboardDir }),
-    },
-    {
-      bodyLimit: config.bodyLimit,
-      logger:
-        config.logLevel === 'silent'
-          ? false
-          : {
-              level: config.logLevel,
-              redact: LOG_REDACT,
-              serializers: LOG_SERIALIZERS,
-              ...(logStream && { stream: logStream }),
-            },
-    },
-  );
+  let target: RuntimeLog | null = null;
+  const { runtime, services } = await wire({
+    error: (obj, msg) => target?.error(obj, msg),
+    warn: (obj, msg) => target?.warn(obj, msg),
+    info: (obj, msg) => target?.info(obj, msg),
+  });
+  const ctx: ApiContext = {
+    services,
+    storage: storagePort(store),
+    publicUrl: config.publicUrl,
+    trafficUrl: config.trafficPublicUrl,
+    gatewayDomain: config.gatewayDomain,
+    responseBodyLimit: config.responseBodyLimit,
+    runTimeoutSeconds: config.runTimeoutSeconds,
+    checkTimeoutMs: config.checkTimeoutMs,
+    apiCompat: config.apiCompat,
+    sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
+    signup: config.signup,
+    ...(dashboardDir !== undefined && { dashboardDir }),
+  };
+  const appOptions = {
+    bodyLimit: config.bodyLimit,
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : {
+            level: config.logLevel,
+            redact: LOG_REDACT,
+            serializers: LOG_SERIALIZERS,
+            ...(logStream && { stream: logStream }),
+          },
+  };
+  const app = await buildApp(ctx, appOptions);
+  const traffic = await buildTrafficApp(ctx, appOptions);
   target = app.log;
-  return { app, runtime, services };
+  return { app, traffic, runtime, services };
 }
 
 export interface WorkerProcess {
   worker: Worker;
   reaper: RunReaper;
+  store: Store;
   close(): Promise<void>;
 }
 
@@ -462,6 +554,7 @@ export async function createWorkerProcess(
   const worker = createWorker(services, runtime, {
     concurrency: options.concurrency,
     regions: options.regions,
+    graceSeconds: config.shutdownGraceSeconds,
     log: options.log as FastifyInstance['log'],
   });
   worker.start();
@@ -478,6 +571,7 @@ export async function createWorkerProcess(
   return {
     worker,
     reaper,
+    store,
     async close() {
       await reaper.stop();
       await worker.stop();

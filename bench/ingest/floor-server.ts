@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import Database from 'better-sqlite3';
+import { openFloorDb } from '../sqlite.js';
 
 const file = process.env.FLOOR_DB;
 if (!file) throw new Error('FLOOR_DB is required');
@@ -17,7 +17,7 @@ const port = Number(process.env.PORT ?? 0);
 const host = process.env.HOST ?? '127.0.0.1';
 const MESSAGES_PATH = /^\/buckets\/([^/]+)\/messages$/;
 
-const db = new Database(file);
+const db = openFloorDb(file);
 db.pragma('journal_mode = WAL');
 db.pragma(`synchronous = ${synchronous}`);
 db.exec(

@@ -166,7 +166,8 @@ export async function waitForHealth(child: Child, baseUrl: string): Promise<void
     }
     try {
       const response = await fetch(`${baseUrl}/health`);
-      if (response.ok) return;
+      // Vigil's answer names its Node and SQLite driver, the figures' context.
+      if (response.ok) return void process.stderr.write(`${child.name} /health: ${await response.text()}\n`);
     } catch {
       // not listening yet
     }

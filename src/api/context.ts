@@ -1,63 +1,46 @@
+import type { ApiCompat } from '../config/config.js';
 import type { SessionService } from '../auth/sessions.js';
-import type { EgressPolicy } from '../runner/http/egress.js';
-import type { AccountService } from '../services/accounts.js';
-import type { AgentService } from '../services/agents.js';
-import type { ApplicationService } from '../services/applications.js';
-import type { BucketService } from '../services/buckets.js';
-import type { EnvironmentService } from '../services/environments.js';
-import type { IntegrationService } from '../services/integrations.js';
-import type { MessageService } from '../services/messages.js';
-import type { NotificationService } from '../services/notifications.js';
-import type { RestoreService } from '../services/restore.js';
-import type { RunService } from '../services/runs.js';
-import type { ScheduleService } from '../services/schedules.js';
-import type { StepService } from '../services/steps.js';
-import type { TestService } from '../services/tests.js';
-import type { TeamService } from '../services/teams.js';
-import type { TokenService } from '../services/tokens.js';
-import type { ViewService } from '../services/views.js';
-import type { WorkerRegistry } from '../services/workers.js';
-import type { Store } from '../store/store.js';
+import type { Services } from '../services/index.js';
 
-export interface Services {
-  tokens: TokenService;
-  accounts: AccountService;
-  applications: ApplicationService;
-  buckets: BucketService;
-  tests: TestService;
-  steps: StepService;
-  environments: EnvironmentService;
-  schedules: ScheduleService;
-  runs: RunService;
-  messages: MessageService;
-  teams: TeamService;
-  integrations: IntegrationService;
-  notifications: NotificationService;
-  /** Live workers, serve processes and agents, and the regions they serve. */
-  workers: WorkerRegistry;
-  /** Remote agents: their registration and their protocol (docs/agents.md). */
-  agents: AgentService;
-  /** Restoring revisions of tests and environments. */
-  restore: RestoreService;
-  /** Saved stream views of the dashboard. */
-  views: ViewService;
+/** What the health check reports of storage. */
+export interface StoreHealth {
+  dialect: 'sqlite' | 'postgres';
+  /** The database client library the store runs on. */
+  driver: 'node:sqlite' | 'better-sqlite3' | 'pg';
+  /** Whether storage answered a trivial query. */
+  reachable: boolean;
+  /** Why a write that adds data cannot succeed now (null when it can, or when storage is unreachable). */
+  writeBlocker: string | null;
+}
+
+/** The routes' view of storage: no queries, only whether it answers and whether it takes writes. */
+export interface StoragePort {
+  ping(): Promise<StoreHealth>;
+  writeBlocker(): Promise<string | null>;
 }
 
 /** What the routes need: the services, the base of every URL they print, and outbound settings. */
 export interface ApiContext {
   services: Services;
-  store: Store;
+  /** Storage as the health check and the full-disk guard see it (built from the store in main.ts). */
+  storage: StoragePort;
   publicUrl: string;
-  /** Which addresses the gateway and replay may reach (EGRESS_POLICY). */
-  egressPolicy: EgressPolicy;
-  /** Response body bytes kept in a message the gateway or replay stores (RESPONSE_BODY_LIMIT). */
+  /** Base of the capture and gateway URLs: the traffic origin (TRAFFIC_PUBLIC_URL). */
+  trafficUrl: string;
+  /** The domain of host-form gateway URLs (GATEWAY_DOMAIN), if any. */
+  gatewayDomain?: string | undefined;
+  /** Response body bytes kept in a stored message (RESPONSE_BODY_LIMIT); remote agents are told it. */
   responseBodyLimit: number;
   /** Longest a whole test run may take, in seconds (RUN_TIMEOUT); remote agents are told it. */
   runTimeoutSeconds?: number;
+  /** Time limit of a step's checks in a check thread, in ms (CHECK_TIMEOUT_MS); agents are told it. */
+  checkTimeoutMs?: number;
   /** Browser sessions of the web pages (sign-in, account, OAuth consent). */
   sessions: SessionService;
   /** Whether the sign-up page accepts new accounts (SIGNUP). */
   signup: 'open' | 'closed';
+  /** API_COMPAT: `runscope` answers as the original service where it and the specification differ. */
+  apiCompat: ApiCompat;
   /** The built dashboard (default: the package's `dist/dashboard/`); tests point it elsewhere. */
   dashboardDir?: string;
 }

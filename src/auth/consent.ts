@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../domain/html.js';
 import type { Scope } from '../domain/scopes.js';
 
 /** What each scope lets an application do, in the words the confirmation screen uses. */
@@ -47,15 +48,6 @@ export function pageHeaders(formAction?: string): Record<string, string> {
     'cache-control': 'no-store',
     pragma: 'no-cache',
   };
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 function page(title: string, body: string): string {

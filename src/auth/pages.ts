@@ -2,7 +2,7 @@
  * The sign-in, sign-up and account pages: whole HTML documents with inline CSS, no scripts and no
  * external resources. Every value shown is escaped. Pure: data in, a string out.
  */
-import { escapeHtml } from '../capture/render.js';
+import { escapeHtml } from '../domain/html.js';
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1d2330;--muted:#5d6678;--card:#fff;--line:#dde1e8;
@@ -79,12 +79,16 @@ export function signInPage(input: {
       field('Email', 'email', 'email', input.email, ' autocomplete="username"') +
       field('Password', 'password', 'password', '', ' autocomplete="current-password"') +
       '<button type="submit">Sign in</button></form>' +
-      (input.signup ? '<p class="muted">No account yet? <a href="/signup">Sign up</a></p>' : ''),
+      (input.signup
+        ? `<p class="muted">No account yet? <a href="/signup?next=${escapeHtml(encodeURIComponent(input.next))}">Sign up</a></p>`
+        : ''),
   );
 }
 
 export function signUpPage(input: {
   csrfToken: string;
+  /** Where to go once signed up (an invitation link, say); a same-site path. */
+  next?: string;
   name?: string;
   email?: string;
   error?: string;
@@ -96,6 +100,7 @@ export function signUpPage(input: {
       errorLine(input.error) +
       '<form method="post" action="/signup">' +
       csrfField(input.csrfToken) +
+      (input.next ? `<input type="hidden" name="next" value="${escapeHtml(input.next)}">` : '') +
       field('Name', 'name', 'text', input.name, ' maxlength="255" autocomplete="name"') +
       field('Email', 'email', 'email', input.email, ' maxlength="320" autocomplete="email"') +
       field(
@@ -106,7 +111,7 @@ export function signUpPage(input: {
         ` minlength="${input.minPassword}" maxlength="1024" autocomplete="new-password"`,
       ) +
       '<button type="submit">Sign up</button></form>' +
-      '<p class="muted">Already have an account? <a href="/signin">Sign in</a></p>',
+      `<p class="muted">Already have an account? <a href="/signin${input.next ? `?next=${escapeHtml(encodeURIComponent(input.next))}` : ''}">Sign in</a></p>`,
   );
 }
 
@@ -255,6 +260,18 @@ export function signOutPage(input: { csrfToken: string }): string {
       csrfField(input.csrfToken) +
       '<button type="submit">Sign out</button></form>' +
       '<p><a href="/app/">Back to the dashboard</a></p>',
+  );
+}
+
+/** The page of an invitation link, for a signed-in person: join the team with one button. */
+export function invitationPage(input: { csrfToken: string; team: string; token: string }): string {
+  return document(
+    'Join a team',
+    `<h1>Join ${escapeHtml(input.team)}?</h1>` +
+      '<p>You were invited to this team. Joining gives you access to its buckets and tests, as your role allows.</p>' +
+      `<form method="post" action="/invitations/${escapeHtml(encodeURIComponent(input.token))}">` +
+      csrfField(input.csrfToken) +
+      '<button type="submit">Join the team</button></form>',
   );
 }
 

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hashSecret, newSecret, nowSeconds } from '../domain/ids.js';
+import { hashSecret, newSecret, nowSeconds, sameSecret } from '../domain/ids.js';
+import { sessionsRepo } from '../store/repositories/sessions.js';
 import type { Store } from '../store/store.js';
 
 export const SESSION_COOKIE = 'vigil_session';
@@ -56,9 +56,7 @@ export function addCookie(reply: FastifyReply, header: string): void {
 /** Whether `submitted` is the expected CSRF token, compared in constant time. */
 export function checkCsrf(session: Pick<Session, 'csrfToken'> | null, submitted: unknown): boolean {
   if (!session || typeof submitted !== 'string' || submitted === '') return false;
-  const expected = Buffer.from(session.csrfToken);
-  const given = Buffer.from(submitted);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(session.csrfToken, submitted);
 }
 
 /**
@@ -72,12 +70,7 @@ export class SessionService {
   async current(request: FastifyRequest): Promise<Session | null> {
     const id = readCookies(request).get(SESSION_COOKIE);
     if (!id) return null;
-    const row = await this.deps.store.db
-      .selectFrom('web_sessions')
-      .select(['account_id', 'csrf_token'])
-      .where('id_hash', '=', hashSecret(id))
-      .where('expires_at', '>', nowSeconds())
-      .executeTakeFirst();
+    const row = await sessionsRepo.findLive(this.deps.store.db, hashSecret(id), nowSeconds());
     return row ? { accountId: row.account_id, csrfToken: row.csrf_token } : null;
   }
 
@@ -87,17 +80,14 @@ export class SessionService {
     const csrfToken = newSecret();
     const now = nowSeconds();
     const { db } = this.deps.store;
-    await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
-    await db
-      .insertInto('web_sessions')
-      .values({
-        id_hash: hashSecret(id),
-        account_id: accountId,
-        csrf_token: csrfToken,
-        created_at: now,
-        expires_at: now + SESSION_SECONDS,
-      })
-      .execute();
+    await sessionsRepo.deleteExpired(db, now);
+    await sessionsRepo.insert(db, {
+      idHash: hashSecret(id),
+      accountId,
+      csrfToken,
+      createdAt: now,
+      expiresAt: now + SESSION_SECONDS,
+    });
     addCookie(
       reply,
       cookieHeader(SESSION_COOKIE, id, { secure: this.deps.secureCookies, maxAge: SESSION_SECONDS }),
@@ -108,8 +98,7 @@ export class SessionService {
   /** Ends the request's session, if any, and clears its cookie. */
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = readCookies(request).get(SESSION_COOKIE);
-    if (id)
-      await this.deps.store.db.deleteFrom('web_sessions').where('id_hash', '=', hashSecret(id)).execute();
+    if (id) await sessionsRepo.delete(this.deps.store.db, hashSecret(id));
     addCookie(reply, cookieHeader(SESSION_COOKIE, '', { secure: this.deps.secureCookies, maxAge: 0 }));
   }
 

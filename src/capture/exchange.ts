@@ -1,9 +1,10 @@
 /**
  * Pieces shared by the exchanges the service records itself (capture, gateway, replay): headers as
- * messages keep them, the hop-by-hop headers a proxy drops, and the request part of a message.
+ * messages keep them, the hop-by-hop headers a proxy drops, and the request and response parts of a
+ * message.
  */
-import type { MessageRequest } from './message.js';
-import { bodyFromBytes, microseconds, urlParts } from './normalize.js';
+import type { MessageRequest, MessageResponse } from '../domain/messages.js';
+import { bodyFromBytes, microseconds, reasonFor, urlParts } from './normalize.js';
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1); a proxy does not pass them on. */
 export const HOP_BY_HOP = new Set([
@@ -51,6 +52,26 @@ export function endToEnd(headers: HeaderLists, drop: readonly string[] = []): He
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !isHopByHop(name, listed)));
 }
 
+/**
+ * The headers with the named cookies taken out of every `Cookie` header (names compared exactly);
+ * a `Cookie` header left empty is dropped.
+ */
+export function withoutCookies(headers: HeaderLists, names: ReadonlySet<string>): HeaderLists {
+  const cookies = headers.cookie;
+  if (!cookies) return headers;
+  const kept = cookies
+    .map((value) =>
+      value
+        .split(';')
+        .filter((pair) => !names.has(pair.split('=', 1)[0]!.trim()))
+        .join(';')
+        .trim(),
+    )
+    .filter((value) => value !== '');
+  const { cookie: _cookie, ...rest } = headers;
+  return kept.length > 0 ? { ...rest, cookie: kept } : rest;
+}
+
 /** Form fields of a URL-encoded body; null for any other body. */
 function formOf(headers: HeaderLists, body: Uint8Array): HeaderLists | null {
   const type = headers['content-type']?.[0]?.split(';')[0]?.trim().toLowerCase();
@@ -78,6 +99,39 @@ export function recordedRequest(input: {
     headers: input.headers,
     form: formOf(input.headers, input.body),
     timestamp: microseconds(input.timestamp),
+    ...bodyFromBytes(input.body),
+  };
+}
+
+/** Headers as a Node response holds them (`getHeaders()`), as messages keep them; hop-by-hop headers left out. */
+export function sentHeaders(
+  headers: Record<string, number | string | readonly string[] | undefined>,
+): HeaderLists {
+  const lists: HeaderLists = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    lists[name.toLowerCase()] = Array.isArray(value) ? [...(value as string[])] : [String(value)];
+  }
+  return endToEnd(lists);
+}
+
+/**
+ * The response part of a recorded message; `timestamp` in Unix seconds, `responseTime` in seconds
+ * (null when unknown).
+ */
+export function recordedResponse(input: {
+  status: number;
+  headers: HeaderLists;
+  body: Uint8Array;
+  timestamp: number;
+  responseTime: number | null;
+}): MessageResponse {
+  return {
+    status: input.status,
+    reason: reasonFor(input.status),
+    headers: input.headers,
+    timestamp: microseconds(input.timestamp),
+    response_time: input.responseTime === null ? null : microseconds(input.responseTime),
     ...bodyFromBytes(input.body),
   };
 }

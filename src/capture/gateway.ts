@@ -7,10 +7,10 @@ import { performance } from 'node:perf_hooks';
 import { Transform, type TransformCallback, pipeline, type Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { AppError } from '../domain/errors.js';
-import { BodySink } from '../runner/http/decode.js';
-import { type EgressPolicy, EgressRefused, egressConnector, type Resolver } from '../runner/http/egress.js';
+import { BodySink } from '../net/decode.js';
+import { type EgressPolicy, EgressRefused, egressConnector, type Resolver } from '../net/egress.js';
 import { endToEnd, type HeaderLists, recordedRequest } from './exchange.js';
-import type { MessageResponse, NewMessage } from './message.js';
+import type { MessageResponse, NewMessage } from '../domain/messages.js';
 import { bodyFromBytes, microseconds, reasonFor } from './normalize.js';
 
 /** Longest wait for a connection, for the response headers, and between two chunks of the body. */
@@ -232,6 +232,18 @@ class Tee extends Transform {
 
 const NO_BODY_STATUSES = new Set([204, 304]);
 
+/**
+ * Response headers the gateway keeps out of what it relays (the stored message keeps them): an
+ * upstream may not set cookies, widen a service worker's scope or clear site data on the origin the
+ * gateway answers from.
+ */
+export const RELAY_DROPPED_HEADERS = [
+  'set-cookie',
+  'set-cookie2',
+  'service-worker-allowed',
+  'clear-site-data',
+];
+
 export class Gateway {
   readonly #options: GatewayOptions;
   readonly #timeoutMs: number;
@@ -309,7 +321,7 @@ export class Gateway {
       await record({ source: 'gateway', unique_identifier: null, request: sent, response, note });
     };
 
-    const outHeaders = endToEnd(received);
+    const outHeaders = endToEnd(received, RELAY_DROPPED_HEADERS);
     if (request.method === 'HEAD' || NO_BODY_STATUSES.has(upstream.statusCode)) {
       try {
         await drain(upstream.body, copy);

@@ -24,7 +24,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { AppError, invalid } from '../domain/errors.js';
-import type { MessageRequest, MessageResponse, NewMessage, StoredMessage } from './message.js';
+import type { MessageRequest, MessageResponse, NewMessage, StoredMessage } from '../domain/messages.js';
 import { bodyFromBytes, microseconds, reasonFor, urlParts } from './normalize.js';
 
 export const HAR_LIMITS = {

@@ -6,7 +6,7 @@
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
-import type { BodyEncoding, MessageRequest, MessageResponse, NewMessage } from './message.js';
+import type { BodyEncoding, MessageRequest, MessageResponse, NewMessage } from '../domain/messages.js';
 
 export const MESSAGE_CODES = {
   /** A field has the wrong type or an impossible value; the item is not saved. */

@@ -4,9 +4,10 @@
  * Pure: a message in, a string out.
  */
 import { type Buffer, isUtf8 } from 'node:buffer';
-import type { MessageRequest, MessageResponse, StoredMessage } from './message.js';
+import type { MessageRequest, MessageResponse, StoredMessage } from '../domain/messages.js';
 import { bodyBytes } from './normalize.js';
 import { hexLines, type JsonTokenKind, layoutJson } from '../domain/body-layout.js';
+import { escapeHtml } from '../domain/html.js';
 
 /** Bytes of a binary body shown in the hex preview. */
 export const HEX_PREVIEW_BYTES = 256;
@@ -14,18 +15,6 @@ export const HEX_PREVIEW_BYTES = 256;
 export const TEXT_DISPLAY_CHARS = 256 * 1024;
 /** Nesting shown by indentation in a pretty-printed JSON body; deeper levels stay at this indent. */
 const MAX_INDENT = 32;
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
-}
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1d2330;--muted:#5d6678;--card:#fff;--line:#dde1e8;

@@ -2,11 +2,11 @@
  * Replaying a stored request: sent again, as stored, through the egress policy with the runner's HTTP
  * client, and turned into a new message (`source: replay`) whether or not an answer came.
  */
-import { type HttpSession, HttpFailure, openHttpSession } from '../runner/http/client.js';
-import type { EgressPolicy } from '../runner/http/egress.js';
+import { type HttpSession, HttpFailure, openHttpSession } from '../net/client.js';
+import type { EgressPolicy } from '../net/egress.js';
 import { endToEnd, recordedRequest } from './exchange.js';
 import { GATEWAY_TIMEOUT_MS } from './gateway.js';
-import type { MessageRequest, NewMessage } from './message.js';
+import type { MessageRequest, NewMessage } from '../domain/messages.js';
 import { bodyBytes, bodyFromBytes, microseconds } from './normalize.js';
 
 export interface ReplayOptions {

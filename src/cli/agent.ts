@@ -8,8 +8,14 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../config/version.js';
 import type { RunOutcome } from '../domain/results.js';
-import { createEngine, type PartnerPort, type RunDefinition, type SubtestPort } from '../runner/engine.js';
-import type { EgressPolicy } from '../runner/http/egress.js';
+import {
+  createEngine,
+  type EngineLimits,
+  type PartnerPort,
+  type RunDefinition,
+  type SubtestPort,
+} from '../runner/engine.js';
+import type { EgressPolicy } from '../net/egress.js';
 import { LazyScriptSandbox } from '../runner/lazy-sandbox.js';
 
 export const AGENT_USAGE = `Usage: vigil agent --url PUBLIC_URL --token AGENT_TOKEN [--concurrency N]
@@ -50,7 +56,11 @@ interface ClaimedRun {
   /** How often the server wants to hear from a busy agent (a quarter of its WORKER_DEAD_AFTER). */
   heartbeat_seconds?: number;
   /** The server's RUN_TIMEOUT and RESPONSE_BODY_LIMIT, which the agent applies as the server would. */
-  limits?: { run_timeout_seconds?: number | null; response_body_limit?: number };
+  limits?: {
+    run_timeout_seconds?: number | null;
+    response_body_limit?: number;
+    check_timeout_ms?: number | null;
+  };
 }
 
 class AgentRefused extends Error {}
@@ -434,11 +444,13 @@ function reason(error: unknown): string {
 }
 
 /** The server's limits for a run, where it sent sound ones; the engine's defaults otherwise. */
-function engineLimits(limits: ClaimedRun['limits']): { maxBodyBytes?: number; runTimeoutMs?: number } {
-  const out: { maxBodyBytes?: number; runTimeoutMs?: number } = {};
+function engineLimits(limits: ClaimedRun['limits']): Partial<EngineLimits> {
+  const out: Partial<EngineLimits> = {};
   const timeout = limits?.run_timeout_seconds;
   if (typeof timeout === 'number' && timeout > 0) out.runTimeoutMs = timeout * 1000;
   const body = limits?.response_body_limit;
   if (typeof body === 'number' && body > 0) out.maxBodyBytes = body;
+  const checks = limits?.check_timeout_ms;
+  if (typeof checks === 'number' && checks > 0) out.checkTimeMs = checks;
   return out;
 }

@@ -14,8 +14,10 @@ Commands:
                         DATABASE_URL names PostgreSQL)
   worker [--region R]… [--concurrency N]
                         run queued test runs of its regions, without the API
-  bootstrap --email E --name N --password P [--json]
-                        create the first account, its bucket and a personal token
+  bootstrap --email E --name N --password P [--url URL] [--json]
+                        create the first account, its bucket and a personal token: on
+                        the running server at URL, else in the store of DATA_DIR /
+                        DATABASE_URL (it names the store it wrote to)
   migrate               bring the store's schema up to date
   run [options] FILE…   run exported test files here, without a server (vigil run --help)
   agent --url U --token T [--concurrency N]

@@ -19,7 +19,7 @@ import {
 import { AppError } from '../domain/errors.js';
 import { normalizeStep, type Step, StepInput } from '../domain/steps.js';
 import { createEngine, type RunDefinition, type RunEvents, type SubtestPort } from '../runner/engine.js';
-import type { EgressPolicy } from '../runner/http/egress.js';
+import type { EgressPolicy } from '../net/egress.js';
 import { LazyScriptSandbox } from '../runner/lazy-sandbox.js';
 import { assertValid } from '../services/validation.js';
 import { createCliReporter } from './reporters/cli.js';
@@ -29,8 +29,8 @@ import { type Reporter, type ReporterName, REPORTERS, type TestRun } from './rep
 
 export const RUN_USAGE = `Usage: vigil run [options] FILE…
 
-Runs exported tests (the JSON of GET …/tests/<id>/export, or a JSON array of them) one after the
-other, here, without a server. Subtest steps run the test of that id among the FILEs given.
+Runs exported tests (the file GET …/tests/<id>/export downloads, or a JSON array of them; the
+API's envelope {"data": …} around a test is taken too) one after the other, here, without a server. Subtest steps run the test of that id among the FILEs given.
 
 Options:
   --env FILE                an environment JSON object (initial_variables, stop_on_failure,
@@ -375,8 +375,15 @@ async function loadTestFile(file: string, cwd: string): Promise<LoadedTest[]> {
   if (typeof document !== 'object' || document === null) {
     throw new RunError(`${file}: the document must be an exported test (a JSON object) or an array of them`);
   }
-  const body = validate<TestFile | TestFile[]>(TestFileBody, document, file);
+  // A file saved from the API's answer rather than downloaded: the test is the envelope's `data`.
+  const unwrapped = isEnvelope(document) ? document.data : document;
+  const body = validate<TestFile | TestFile[]>(TestFileBody, unwrapped, file);
   return Array.isArray(body) ? body.map((t, i) => loadTest(t, file, `/${i}`)) : [loadTest(body, file, '')];
+}
+
+/** `{data, meta?, error?}` around a test, as the API's other answers come; a test has no `data`. */
+function isEnvelope(document: object): document is { data: unknown } {
+  return !Array.isArray(document) && 'data' in document && !('steps' in document);
 }
 
 function loadTest(input: TestFile, file: string, at: string): LoadedTest {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { createServer } from '../main.js';
+import { stopOnSignals } from './signals.js';
 
 export const SERVE_USAGE = `Usage: vigil serve [--no-worker] [--no-scheduler]
 
@@ -31,22 +32,32 @@ export async function serve(config: Config, args: string[] = []): Promise<number
     return 2;
   }
   const server = await createServer(config, flags);
-  const shutdown = async (signal: string) => {
-    server.app.log.info({ signal }, 'shutting down');
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals(
+    async (signal) => {
+      server.app.log.info(
+        { signal, running: server.worker?.running ?? 0, graceSeconds: config.shutdownGraceSeconds },
+        'shutting down',
+      );
+      await server.close();
+    },
+    (signal) => {
+      server.app.log.info({ signal }, 'stopping now: running tests are handed over to other workers');
+      server.worker?.abortRunning();
+    },
+  );
   await server.app.listen({ port: config.port, host: config.host });
+  await server.traffic.listen({ port: config.trafficPort, host: config.host });
   server.app.log.info(
     {
       store: server.store.dialect,
+      node: process.version,
+      driver: server.store.driver,
       publicUrl: config.publicUrl,
+      trafficUrl: config.trafficPublicUrl,
       worker: flags.worker ? (config.workerRegions ?? ['*']) : null,
       scheduler: flags.scheduler,
     },
-    `Vigil serving on ${config.publicUrl} (${server.store.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`,
+    `Vigil serving on ${config.publicUrl}, traffic on ${config.trafficPublicUrl} (${server.store.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}, Node ${process.version}, driver ${server.store.driver})`,
   );
   return null;
 }

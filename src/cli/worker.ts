@@ -3,6 +3,7 @@ import pino from 'pino';
 import { LOG_REDACT, LOG_SERIALIZERS } from '../api/app.js';
 import { type Config, REGION_PATTERN } from '../config/config.js';
 import { createWorkerProcess } from '../main.js';
+import { stopOnSignals } from './signals.js';
 
 export const WORKER_USAGE = `Usage: vigil worker [--region R]… [--concurrency N]
 
@@ -60,16 +61,24 @@ export async function worker(config: Config, args: string[]): Promise<number | n
       worker: running.worker.id,
       regions: regions ?? ['*'],
       concurrency,
-      store: config.databaseUrl ? 'postgres' : 'sqlite',
+      store: running.store.dialect,
+      node: process.version,
+      driver: running.store.driver,
     },
     'Vigil worker started',
   );
-  const shutdown = async (signal: string) => {
-    log.info({ signal }, 'worker shutting down');
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals(
+    async (signal) => {
+      log.info(
+        { signal, running: running.worker.running, graceSeconds: config.shutdownGraceSeconds },
+        'worker shutting down',
+      );
+      await running.close();
+    },
+    (signal) => {
+      log.info({ signal }, 'stopping now: running tests are handed over to other workers');
+      running.worker.abortRunning();
+    },
+  );
   return null;
 }

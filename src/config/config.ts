@@ -1,8 +1,16 @@
 import path from 'node:path';
+import {
+  SQLITE_DRIVERS,
+  type SqliteDriverName,
+  sqliteDriverUnavailable,
+} from '../store/dialects/sqlite-drivers.js';
 
 export type EgressPolicy = 'allow-all' | 'public-only';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
+/** Where the specification and the original Runscope service answer differently, which one the API follows. */
+export const API_COMPAT_MODES = ['spec', 'runscope'] as const;
+export type ApiCompat = (typeof API_COMPAT_MODES)[number];
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface Config {
@@ -14,8 +22,19 @@ export interface Config {
   databaseUrl: string | undefined;
   /** SQLite's `synchronous` pragma: NORMAL survives a process crash, FULL also a power cut. */
   sqliteSynchronous: SqliteSynchronous;
+  /** SQLITE_DRIVER: the SQLite binding; undefined picks node:sqlite where this Node has it. */
+  sqliteDriver: SqliteDriverName | undefined;
   smtpUrl: string | undefined;
+  /** Which addresses test runs may reach (EGRESS_POLICY). */
   egressPolicy: EgressPolicy;
+  /** Which addresses the gateway and replay may reach (GATEWAY_EGRESS_POLICY): public-only by default. */
+  gatewayEgressPolicy: EgressPolicy;
+  /** Port of the traffic listener: capture and gateway, on an origin of their own. */
+  trafficPort: number;
+  /** Base of every capture and gateway URL the service prints; another origin than publicUrl. */
+  trafficPublicUrl: string;
+  /** With it, `<host-with-dashes>-<bucket_key>.<domain>` forwards to the host (host-based gateway URLs). */
+  gatewayDomain: string | undefined;
   logLevel: LogLevel;
   /** Largest request body the API accepts, in bytes. */
   bodyLimit: number;
@@ -35,6 +54,8 @@ export interface Config {
   responseBodyLimit: number;
   /** Longest a whole test run may take, in seconds. */
   runTimeoutSeconds: number;
+  /** Longest the checks of one step may take in a check thread (XPath, large bodies), in ms. */
+  checkTimeoutMs: number;
   /** Newest passing and newest failing runs per test kept with full step details. */
   resultsKeepFull: number;
   /** Newest runs per test kept at all (older ones are deleted). */
@@ -49,6 +70,12 @@ export interface Config {
   mailFrom: string;
   /** Where PagerDuty integrations send Events API v2 events. */
   pagerdutyEventsUrl: string;
+  /** Seconds a stopping process lets its runs finish before handing the rest to other workers. */
+  shutdownGraceSeconds: number;
+  /** Bytes of disk the SQLite store keeps free: below it, writes that add data answer 507. */
+  minFreeDisk: number;
+  /** `runscope` answers as the original service where it and the specification differ (docs/runscope-compat.md). */
+  apiCompat: ApiCompat;
 }
 
 export class ConfigError extends Error {}
@@ -68,6 +95,74 @@ function intSetting(
   const value = Number(raw);
   if (value < min || value > max)
     throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function egressSetting(env: NodeJS.ProcessEnv, name: string, fallback: EgressPolicy): EgressPolicy {
+  const value = env[name] || fallback;
+  if (value !== 'allow-all' && value !== 'public-only') {
+    throw new ConfigError(`${name} must be allow-all or public-only, got "${value}"`);
+  }
+  return value;
+}
+
+/** A lower-case DNS name of at least two labels, without a trailing dot. */
+const DOMAIN_PATTERN =
+  /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * The traffic origin: its port (the next one after PORT by default), its public base and the
+ * optional domain of host-based gateway URLs. It must be another origin than the API's, so that
+ * what an upstream answers can never act as the dashboard.
+ */
+function trafficSettings(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  publicUrl: string,
+): Pick<Config, 'trafficPort' | 'trafficPublicUrl' | 'gatewayDomain'> {
+  const trafficPort = intSetting(env, 'TRAFFIC_PORT', port === 0 ? 0 : port + 1, 0, 65535);
+  if (trafficPort !== 0 && trafficPort === port) {
+    throw new ConfigError(`TRAFFIC_PORT must differ from PORT (${port}): traffic has an origin of its own`);
+  }
+  const api = new URL(publicUrl);
+  const fallback = env.PUBLIC_URL
+    ? `${api.protocol}//${api.hostname.includes(':') ? `[${api.hostname}]` : api.hostname}:${trafficPort}`
+    : `http://localhost:${trafficPort}`;
+  const trafficPublicUrl = (env.TRAFFIC_PUBLIC_URL || fallback).replace(/\/+$/, '');
+  let origin: string;
+  try {
+    const parsed = new URL(trafficPublicUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    origin = parsed.origin;
+  } catch {
+    throw new ConfigError(`TRAFFIC_PUBLIC_URL must be an http(s) URL, got "${trafficPublicUrl}"`);
+  }
+  // Two ephemeral ports (PORT=0, tests) are told apart only once listening.
+  const ephemeral = trafficPort === 0 && !env.TRAFFIC_PUBLIC_URL;
+  if (origin === api.origin && !ephemeral) {
+    throw new ConfigError(
+      `TRAFFIC_PUBLIC_URL must be another origin than PUBLIC_URL (${api.origin}): relayed answers may not share the dashboard's origin`,
+    );
+  }
+  const gatewayDomain = env.GATEWAY_DOMAIN ? env.GATEWAY_DOMAIN.toLowerCase().replace(/\.$/, '') : undefined;
+  if (gatewayDomain !== undefined && !DOMAIN_PATTERN.test(gatewayDomain)) {
+    throw new ConfigError(
+      `GATEWAY_DOMAIN must be a domain name such as gw.example.com, got "${env.GATEWAY_DOMAIN}"`,
+    );
+  }
+  return { trafficPort, trafficPublicUrl, gatewayDomain };
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** A byte size: a whole number of bytes, or with a unit (`100MB`, `2 GB`, `512KB`). */
+function sizeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)\s*(KB|MB|GB)?$/i.exec(raw.trim());
+  if (!match) throw new ConfigError(`${name} must be a size in bytes or with KB, MB or GB, got "${raw}"`);
+  const value = Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toUpperCase()]!;
+  if (value > max) throw new ConfigError(`${name} must be at most ${max} bytes, got ${value}`);
   return value;
 }
 
@@ -107,10 +202,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
-  const egress = env.EGRESS_POLICY || 'allow-all';
-  if (egress !== 'allow-all' && egress !== 'public-only') {
-    throw new ConfigError(`EGRESS_POLICY must be allow-all or public-only, got "${egress}"`);
+  const sqliteDriver = (env.SQLITE_DRIVER || undefined) as SqliteDriverName | undefined;
+  if (sqliteDriver !== undefined && !SQLITE_DRIVERS.includes(sqliteDriver)) {
+    throw new ConfigError(`SQLITE_DRIVER must be ${SQLITE_DRIVERS.join(' or ')}, got "${env.SQLITE_DRIVER}"`);
   }
+  const driverUnavailable = sqliteDriver && !databaseUrl ? sqliteDriverUnavailable(sqliteDriver) : null;
+  if (driverUnavailable)
+    throw new ConfigError(`SQLITE_DRIVER=${sqliteDriver} cannot run here: ${driverUnavailable}`);
+
+  const egress = egressSetting(env, 'EGRESS_POLICY', 'allow-all');
+  // The gateway and replay are reached with a bucket key alone, which sign-up hands anyone: they
+  // may not reach the server's own network unless the operator says so.
+  const gatewayEgress = egressSetting(env, 'GATEWAY_EGRESS_POLICY', 'public-only');
+  const traffic = trafficSettings(env, port, publicUrl);
 
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -153,6 +257,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const apiCompat = (env.API_COMPAT || 'spec') as ApiCompat;
+  if (!API_COMPAT_MODES.includes(apiCompat)) {
+    throw new ConfigError(`API_COMPAT must be ${API_COMPAT_MODES.join(' or ')}, got "${env.API_COMPAT}"`);
+  }
+
   return {
     port,
     host,
@@ -160,8 +269,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     databaseUrl,
     sqliteSynchronous: synchronous,
+    sqliteDriver,
     smtpUrl: env.SMTP_URL || undefined,
     egressPolicy: egress,
+    gatewayEgressPolicy: gatewayEgress,
+    ...traffic,
     logLevel,
     bodyLimit: intSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
     region,
@@ -172,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduleTimeScale,
     responseBodyLimit: intSetting(env, 'RESPONSE_BODY_LIMIT', 1024 * 1024, 1024, 256 * 1024 * 1024),
     runTimeoutSeconds: intSetting(env, 'RUN_TIMEOUT', 900, 1, 86_400),
+    checkTimeoutMs: intSetting(env, 'CHECK_TIMEOUT_MS', 1_000, 10, 60_000),
     resultsKeepFull: intSetting(env, 'RESULTS_KEEP_FULL', 100, 1, 100_000),
     resultsKeepSummary: intSetting(env, 'RESULTS_KEEP_SUMMARY', 1000, 1, 1_000_000),
     signup,
@@ -179,5 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notifyRetryDelay: intSetting(env, 'NOTIFY_RETRY_DELAY', 30, 1, 86_400),
     mailFrom,
     pagerdutyEventsUrl,
+    shutdownGraceSeconds: intSetting(env, 'SHUTDOWN_GRACE', 30, 0, 3_600),
+    minFreeDisk: sizeSetting(env, 'MIN_FREE_DISK', 100 * 1024 ** 2, 1024 ** 4),
+    apiCompat,
   };
 }

@@ -37,7 +37,7 @@ export type Auth =
   | { auth_type: 'client_certificate' };
 
 /** Keeps only the properties of the chosen method, with empty strings for the ones not given. */
-export function normalizeAuth(input: AuthInput | undefined): Auth {
+export function normalizeAuth(input: AuthInput | null | undefined): Auth {
   switch (input?.auth_type) {
     case undefined:
       return {};

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
-import { StringEnum, StringMap } from './schema.js';
+import { dropNulls, OrNull, StringEnum, StringMap } from './schema.js';
+import { HeaderMapSchema } from './steps.js';
 import { NOTIFY_ON } from './vocabulary.js';
 
 export { NOTIFY_ON };
@@ -16,23 +17,29 @@ const Recipient = Type.Object({
   id: Type.Optional(Type.String({ anyOf: [{ format: 'uuid' }, { maxLength: 0 }] })),
 });
 
+/** `notify_on: ""` and `notify_threshold: 0` are how clients of the original service write "not set". */
 export const EmailsSchema = Type.Object({
   notify_all: Type.Optional(Type.Boolean()),
-  notify_on: Type.Optional(StringEnum(NOTIFY_ON)),
-  notify_threshold: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()])),
-  recipients: Type.Optional(Type.Array(Recipient, { maxItems: 100 })),
+  notify_on: Type.Optional(
+    StringEnum([...NOTIFY_ON, ''], { description: `${NOTIFY_ON.join(', ')}; "" means all` }),
+  ),
+  notify_threshold: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: 1000, description: '0 means not set' }), Type.Null()]),
+  ),
+  recipients: OrNull(Type.Array(Recipient, { maxItems: 100 })),
 });
 
 /** The settings of an environment, every one optional: what an environment leaves out it inherits. */
 export const EnvironmentSettingsInput = Type.Object({
-  auth: Type.Optional(AuthSchema),
-  emails: Type.Optional(EmailsSchema),
-  initial_variables: Type.Optional(
+  auth: OrNull(AuthSchema),
+  emails: OrNull(EmailsSchema),
+  headers: OrNull(HeaderMapSchema),
+  initial_variables: OrNull(
     StringMap({ pattern: '^[A-Za-z_][A-Za-z0-9_.\\-]{0,99}$' }, Type.String({ maxLength: 100_000 }), {
       maxProperties: 500,
     }),
   ),
-  integrations: Type.Optional(
+  integrations: OrNull(
     Type.Array(
       Type.Object({
         id: Type.String({ format: 'uuid' }),
@@ -43,8 +50,8 @@ export const EnvironmentSettingsInput = Type.Object({
     ),
   ),
   preserve_cookies: Type.Optional(Type.Boolean()),
-  regions: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' }), { maxItems: 50 })),
-  remote_agents: Type.Optional(
+  regions: OrNull(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' }), { maxItems: 50 })),
+  remote_agents: OrNull(
     Type.Array(
       Type.Object({
         uuid: Type.String({ format: 'uuid' }),
@@ -60,11 +67,8 @@ export const EnvironmentSettingsInput = Type.Object({
   script: Type.Optional(Type.String({ maxLength: 100_000 })),
   verify_ssl: Type.Optional(Type.Boolean()),
   client_certificate: Type.Optional(Type.String({ maxLength: 100_000 })),
-  webhooks: Type.Optional(
-    Type.Union([
-      Type.Array(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2_048 }), { maxItems: 20 }),
-      Type.Null(),
-    ]),
+  webhooks: OrNull(
+    Type.Array(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2_048 }), { maxItems: 20 }),
   ),
 });
 export type EnvironmentSettingsInput = Static<typeof EnvironmentSettingsInput>;
@@ -103,6 +107,8 @@ export interface EnvironmentSettings {
   verify_ssl: boolean;
   client_certificate: string;
   webhooks: string[] | null;
+  /** Headers sent with every request step of a run (a step's own header of the same name wins). */
+  headers: Record<string, string[]>;
 }
 
 /** The settings an environment sets itself; a field it does not hold is inherited. */
@@ -122,6 +128,7 @@ export const SETTING_KEYS = [
   'verify_ssl',
   'client_certificate',
   'webhooks',
+  'headers',
 ] as const satisfies readonly (keyof EnvironmentSettings)[];
 
 /** Deeply frozen: results of withDefaults and resolveSettings share these nested values. */
@@ -139,6 +146,7 @@ export const DEFAULT_SETTINGS: Readonly<EnvironmentSettings> = deepFreeze({
   verify_ssl: true,
   client_certificate: '',
   webhooks: null,
+  headers: {},
 });
 
 function deepFreeze<T>(value: T): T {
@@ -150,14 +158,20 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** Normalises the settings present in input; absent ones stay absent. */
-export function normalizeSettings(input: EnvironmentSettingsInput): StoredSettings {
+export function normalizeSettings(body: EnvironmentSettingsInput): StoredSettings {
+  // null means "not given" (clients of the original service send unset fields as null), except for
+  // `webhooks`, whose null is a value of its own (spec 2.3): no webhooks.
+  const input = dropNulls(
+    body,
+    SETTING_KEYS.filter((key) => key !== 'webhooks'),
+  );
   const out: StoredSettings = {};
   if (input.auth !== undefined) out.auth = normalizeAuth(input.auth);
   if (input.emails !== undefined) {
     out.emails = {
       notify_all: input.emails.notify_all ?? false,
-      notify_on: input.emails.notify_on ?? 'all',
-      notify_threshold: input.emails.notify_threshold ?? null,
+      notify_on: input.emails.notify_on || 'all',
+      notify_threshold: input.emails.notify_threshold || null,
       recipients: (input.emails.recipients ?? []).map((r) => ({
         email: r.email,
         name: r.name ?? '',
@@ -189,6 +203,14 @@ export function normalizeSettings(input: EnvironmentSettingsInput): StoredSettin
   }
   if (input.regions !== undefined) out.regions = [...input.regions];
   if (input.webhooks !== undefined) out.webhooks = input.webhooks === null ? null : [...input.webhooks];
+  if (input.headers !== undefined) {
+    out.headers = Object.fromEntries(
+      Object.entries(input.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? [...value] : [value],
+      ]),
+    );
+  }
   return out;
 }
 

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   rate_limited: 429,
   internal_error: 500,
   bad_gateway: 502,
+  store_unavailable: 503,
+  storage_full: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -40,6 +42,23 @@ export class RateLimited extends AppError {
     readonly retryAfter: number,
   ) {
     super('rate_limited', message);
+  }
+}
+
+/** The store cannot be reached or is busy; the client should try again after `retryAfter` seconds. */
+export class StoreUnavailable extends AppError {
+  constructor(
+    message = 'The data store cannot be reached right now; try again shortly',
+    readonly retryAfter = 5,
+  ) {
+    super('store_unavailable', message);
+  }
+}
+
+/** The store cannot take a write (no disk space left, or opened read-only); reads and deletes may still work. */
+export class StorageFull extends AppError {
+  constructor(message = 'The data store has no room for this write; delete messages or add disk space') {
+    super('storage_full', message);
   }
 }
 

@@ -27,3 +27,28 @@ export function StringMap<V extends TSchema>(
     maxProperties: options.maxProperties,
   });
 }
+
+/**
+ * An optional property that also takes `null`, which on a write means "not given": clients of the
+ * original service serialise an unset field as null (docs/runscope-compat.md).
+ */
+export function OrNull<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: unknown }).type;
+  const nullable =
+    typeof type === 'string'
+      ? { ...schema, type: [type, 'null'] }
+      : { anyOf: [schema, { type: 'null' }], description: (schema as { description?: string }).description };
+  return Type.Optional(Type.Unsafe<Static<T> | null>(nullable));
+}
+
+type WithoutNull<T, K extends keyof T> = Omit<T, K> & { [P in K]?: Exclude<T[P], null> };
+
+/** A copy of `input` without the listed properties that hold null ("not given" on a write). */
+export function dropNulls<T extends object, K extends keyof T>(
+  input: T,
+  keys: readonly K[],
+): WithoutNull<T, K> {
+  const out = { ...input } as Record<PropertyKey, unknown>;
+  for (const key of keys) if (out[key] === null) delete out[key];
+  return out as WithoutNull<T, K>;
+}

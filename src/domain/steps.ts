@@ -10,7 +10,7 @@ import {
   VariableSchema,
 } from './assertions.js';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
-import { HEADER_NAME_PATTERN, StringEnum, StringMap } from './schema.js';
+import { HEADER_NAME_PATTERN, OrNull, StringEnum, StringMap } from './schema.js';
 import { STEP_TYPES } from './vocabulary.js';
 
 export { STEP_TYPES };
@@ -31,8 +31,10 @@ export const LIMITS = {
   pauseSeconds: { min: 1, max: 180 },
 } as const;
 
-const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const uuidOrEmpty = () => Type.Optional(Type.String({ anyOf: [{ format: 'uuid' }, { maxLength: 0 }] }));
+// Every optional field of a step write also takes null, meaning "not given" (clients of the original
+// service send unset fields as null).
+const text = (maxLength: number) => OrNull(Type.String({ maxLength }));
+const uuidOrEmpty = () => OrNull(Type.String({ anyOf: [{ format: 'uuid' }, { maxLength: 0 }] }));
 
 /** Header name to one string or an array of strings. */
 export const HeaderMapSchema = StringMap(
@@ -52,37 +54,33 @@ export const FormMapSchema = StringMap(
   { maxProperties: 1_000 },
 );
 
-const assertions = () => Type.Optional(Type.Array(AssertionSchema, { maxItems: LIMITS.assertionsPerStep }));
-const variables = () => Type.Optional(Type.Array(VariableSchema, { maxItems: LIMITS.variablesPerStep }));
+const assertions = () => OrNull(Type.Array(AssertionSchema, { maxItems: LIMITS.assertionsPerStep }));
+const variables = () => OrNull(Type.Array(VariableSchema, { maxItems: LIMITS.variablesPerStep }));
 const scripts = () =>
-  Type.Optional(
-    Type.Array(Type.String({ maxLength: LIMITS.scriptLength }), { maxItems: LIMITS.scriptsPerStep }),
-  );
+  OrNull(Type.Array(Type.String({ maxLength: LIMITS.scriptLength }), { maxItems: LIMITS.scriptsPerStep }));
 const stepId = () => Type.Optional(Type.String({ maxLength: 64 }));
 
 export const RequestStepInput = Type.Object({
   id: stepId(),
   step_type: Type.Literal('request'),
-  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,20}$' })),
+  method: OrNull(Type.String({ pattern: '^[A-Za-z]{1,20}$' })),
   url: text(LIMITS.urlLength),
   body: text(LIMITS.bodyLength),
-  form: Type.Optional(FormMapSchema),
-  headers: Type.Optional(HeaderMapSchema),
-  auth: Type.Optional(AuthSchema),
+  form: OrNull(FormMapSchema),
+  headers: OrNull(HeaderMapSchema),
+  auth: OrNull(AuthSchema),
   assertions: assertions(),
   variables: variables(),
   scripts: scripts(),
   before_scripts: scripts(),
-  skipped: Type.Optional(Type.Boolean()),
+  skipped: OrNull(Type.Boolean()),
   note: text(LIMITS.noteLength),
 });
 
 export const PauseStepInput = Type.Object({
   id: stepId(),
   step_type: Type.Literal('pause'),
-  duration: Type.Optional(
-    Type.Integer({ minimum: LIMITS.pauseSeconds.min, maximum: LIMITS.pauseSeconds.max }),
-  ),
+  duration: OrNull(Type.Integer({ minimum: LIMITS.pauseSeconds.min, maximum: LIMITS.pauseSeconds.max })),
 });
 
 export const SubtestStepInput = Type.Object({
@@ -93,7 +91,7 @@ export const SubtestStepInput = Type.Object({
   bucket_key: text(64),
   assertions: assertions(),
   variables: variables(),
-  params: Type.Optional(
+  params: OrNull(
     Type.Array(
       Type.Object({
         name: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.\\-]{0,99}$' }),
@@ -110,7 +108,7 @@ export const PartnerInspectorStepInput = Type.Object({
   integration_id: uuidOrEmpty(),
   suite_id: text(256),
   test_id: text(256),
-  is_custom_start_url: Type.Optional(Type.Boolean()),
+  is_custom_start_url: OrNull(Type.Boolean()),
   start_url: text(LIMITS.urlLength),
   assertions: assertions(),
   variables: variables(),
@@ -138,10 +136,19 @@ export const ConditionStepInput = Type.Object({
   id: stepId(),
   step_type: Type.Literal('condition'),
   left_value: text(LIMITS.urlLength),
-  comparison: Type.Optional(StringEnum(COMPARISONS)),
+  comparison: OrNull(StringEnum(COMPARISONS)),
   right_value: text(LIMITS.urlLength),
-  steps: Type.Optional(Type.Array(EmbeddedStepInput, { maxItems: LIMITS.stepsPerCondition })),
+  steps: OrNull(Type.Array(EmbeddedStepInput, { maxItems: LIMITS.stepsPerCondition })),
 });
+
+/** Properties a step of each type must have: null cannot stand for them ("not given"). */
+export const REQUIRED_STEP_FIELDS: Record<StepType, readonly string[]> = {
+  request: RequestStepInput.required ?? [],
+  pause: PauseStepInput.required ?? [],
+  condition: ConditionStepInput.required ?? [],
+  subtest: SubtestStepInput.required ?? [],
+  'partner-inspector': PartnerInspectorStepInput.required ?? [],
+};
 
 export const StepInput = discriminated([
   RequestStepInput,
@@ -215,7 +222,7 @@ export type Step = EmbeddedStep | ConditionStep;
 
 /** Header values given as one string become one-element arrays. */
 export function normalizeHeaders(
-  headers: Record<string, string | string[]> | undefined,
+  headers: Record<string, string | string[]> | null | undefined,
 ): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(headers ?? {}))

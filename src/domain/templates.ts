@@ -24,9 +24,14 @@
  *   is kept: `md5({{user}}:{{password}})` hashes `alice:secret`. An empty unquoted argument is an
  *   error (write `''` for an empty string).
  *
- * Bounds: templates up to {@link TEMPLATE_LIMITS.inputLength} characters, expressions nested up to
- * {@link TEMPLATE_LIMITS.depth} levels, and at most {@link TEMPLATE_LIMITS.outputLength} characters
- * produced in total (output and intermediate arguments together); beyond that rendering fails.
+ * Bounds, so that no template can keep the process busy for long: templates up to
+ * {@link TEMPLATE_LIMITS.inputLength} characters, expressions nested up to
+ * {@link TEMPLATE_LIMITS.depth} levels, at most {@link TEMPLATE_LIMITS.expressions} expressions and
+ * {@link TEMPLATE_LIMITS.calls} function calls, at most {@link TEMPLATE_LIMITS.outputLength}
+ * characters produced in total (output and intermediate arguments together), `format_timestamp`
+ * formats up to {@link TEMPLATE_LIMITS.formatLength} characters; beyond that rendering fails.
+ * Renderings handed the same {@link TemplateBudget} (the runner gives one to each step) share the
+ * counts of expressions, calls and characters, so a step of many fields cannot multiply them.
  */
 import { Buffer } from 'node:buffer';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
@@ -57,11 +62,35 @@ export const TEMPLATE_LIMITS = {
   inputLength: 1_000_000,
   /** Levels of `{{…}}` nesting; the outermost expression is level 1. */
   depth: 16,
-  /** Characters produced in one rendering, intermediate arguments included. */
-  outputLength: 10_000_000,
+  /** Characters produced, intermediate arguments included. */
+  outputLength: 4_000_000,
+  /** `{{…}}` expressions parsed, nested ones included. */
+  expressions: 10_000,
+  /** Function calls. */
+  calls: 1_000,
   /** Largest `n` for `random_string(n)`. */
   randomStringLength: 10_000,
+  /** Characters in the format of `format_timestamp`. */
+  formatLength: 256,
 } as const;
+
+/**
+ * What renderings may still spend; every rendering handed the same budget draws on it. Without
+ * one, a rendering gets a budget of its own.
+ */
+export interface TemplateBudget {
+  expressions: number;
+  calls: number;
+  characters: number;
+}
+
+export function templateBudget(): TemplateBudget {
+  return {
+    expressions: TEMPLATE_LIMITS.expressions,
+    calls: TEMPLATE_LIMITS.calls,
+    characters: TEMPLATE_LIMITS.outputLength,
+  };
+}
 
 /**
  * `%` directives understood by `format_timestamp` (always in UTC). Any other directive, or a
@@ -94,6 +123,8 @@ export interface TemplateContext {
   now?: () => number;
   /** A number in [0, 1), like `Math.random`; defaults to a cryptographic source. */
   random?: () => number;
+  /** Shared with other renderings (the fields of one step); by default this rendering's own. */
+  budget?: TemplateBudget;
 }
 
 export type TemplateResult = { ok: true; value: string } | { ok: false; error: string; variable?: string };
@@ -106,13 +137,14 @@ export function renderTemplate(text: string, ctx: TemplateContext): TemplateResu
   if (text.length > TEMPLATE_LIMITS.inputLength) {
     return { ok: false, error: `template is longer than ${TEMPLATE_LIMITS.inputLength} characters` };
   }
+  const budget = ctx.budget ?? templateBudget();
   try {
-    const parts = parseTemplate(text);
+    const parts = parseTemplate(text, budget);
     const evaluation: Evaluation = {
       variables: ctx.variables,
       now: ctx.now ?? Date.now,
       random: ctx.random ?? secureRandom,
-      budget: TEMPLATE_LIMITS.outputLength,
+      budget,
     };
     return { ok: true, value: renderParts(parts, evaluation) };
   } catch (err) {
@@ -142,12 +174,13 @@ class TemplateFailure extends Error {
 interface Cursor {
   readonly src: string;
   pos: number;
+  readonly budget: TemplateBudget;
 }
 
 const NAME = /[A-Za-z_][A-Za-z0-9_.-]*/y;
 const WHOLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-function parseTemplate(src: string): Part[] {
+function parseTemplate(src: string, budget: TemplateBudget): Part[] {
   const parts: Part[] = [];
   const lastClose = src.lastIndexOf('}}');
   let literalStart = 0;
@@ -156,7 +189,7 @@ function parseTemplate(src: string): Part[] {
     // A `{{` with no `}}` after it stays literal, and so does everything after it.
     if (open === -1 || open + 2 > lastClose) break;
     if (open > literalStart) parts.push(src.slice(literalStart, open));
-    const cursor: Cursor = { src, pos: open + 2 };
+    const cursor: Cursor = { src, pos: open + 2, budget };
     parts.push(parseExpression(cursor, 1));
     literalStart = cursor.pos;
   }
@@ -168,6 +201,10 @@ function parseTemplate(src: string): Part[] {
 function parseExpression(cursor: Cursor, depth: number): Expr {
   if (depth > TEMPLATE_LIMITS.depth) {
     throw new TemplateFailure(`templates are nested more than ${TEMPLATE_LIMITS.depth} levels deep`);
+  }
+  cursor.budget.expressions -= 1;
+  if (cursor.budget.expressions < 0) {
+    throw new TemplateFailure(`templates hold more than ${TEMPLATE_LIMITS.expressions} expressions`);
   }
   skipWhitespace(cursor);
   NAME.lastIndex = cursor.pos;
@@ -252,19 +289,24 @@ function readQuoted(cursor: Cursor, quote: '"' | "'", fn: TemplateFunction): str
   let out = '';
   let i = start + 1;
   while (i < src.length) {
-    const c = src[i];
-    if (c === quote) {
+    // Plain runs are copied whole: a long argument costs one slice, not one step per character.
+    let end = i;
+    while (end < src.length && src[end] !== quote && src[end] !== '\\') end += 1;
+    out += src.slice(i, end);
+    i = end;
+    if (i >= src.length) break;
+    if (src[i] === quote) {
       cursor.pos = i + 1;
       return out;
     }
-    if (c === '\\' && i + 1 < src.length) {
-      const next = src[i + 1];
-      out += next === 'n' ? '\n' : next === 'r' ? '\r' : next === 't' ? '\t' : next;
-      i += 2;
-      continue;
+    if (i + 1 >= src.length) {
+      out += src[i];
+      i += 1;
+      break;
     }
-    out += c;
-    i += 1;
+    const next = src[i + 1];
+    out += next === 'n' ? '\n' : next === 'r' ? '\r' : next === 't' ? '\t' : next;
+    i += 2;
   }
   throw new TemplateFailure(`unterminated string in call to ${fn} at offset ${start}`);
 }
@@ -285,21 +327,30 @@ interface Evaluation {
   readonly variables: Record<string, string>;
   readonly now: () => number;
   readonly random: () => number;
-  /** Characters that may still be produced. */
-  budget: number;
+  readonly budget: TemplateBudget;
 }
 
 function renderParts(parts: readonly Part[], ev: Evaluation): string {
   let out = '';
   for (const part of parts) {
     const piece = typeof part === 'string' ? part : evaluate(part, ev);
-    ev.budget -= piece.length;
-    if (ev.budget < 0) {
-      throw new TemplateFailure(`template output exceeds ${TEMPLATE_LIMITS.outputLength} characters`);
-    }
+    spend(ev, piece.length);
     out += piece;
   }
   return out;
+}
+
+/** Counts characters produced; fails once the budget is spent. */
+function spend(ev: Evaluation, characters: number): void {
+  afford(ev, characters);
+  ev.budget.characters -= characters;
+}
+
+/** Fails when producing `characters` more would overspend the budget. */
+function afford(ev: Evaluation, characters: number): void {
+  if (characters > ev.budget.characters) {
+    throw new TemplateFailure(`template output exceeds ${TEMPLATE_LIMITS.outputLength} characters`);
+  }
 }
 
 function evaluate(expr: Expr, ev: Evaluation): string {
@@ -335,6 +386,10 @@ function callFunction(fn: TemplateFunction, args: readonly string[], ev: Evaluat
     const noun = spec.arity.length === 1 && spec.arity[0] === 1 ? 'argument' : 'arguments';
     throw new TemplateFailure(`function "${fn}" takes ${expected} ${noun}, got ${args.length}`);
   }
+  ev.budget.calls -= 1;
+  if (ev.budget.calls < 0) {
+    throw new TemplateFailure(`templates call functions more than ${TEMPLATE_LIMITS.calls} times`);
+  }
   return spec.run(args, ev);
 }
 
@@ -347,6 +402,9 @@ const FUNCTIONS: Record<TemplateFunction, FunctionSpec> = {
   format_timestamp: {
     arity: [2],
     run: ([value = '', format = '']) => {
+      if (format.length > TEMPLATE_LIMITS.formatLength) {
+        fail('format_timestamp', `the format is longer than ${TEMPLATE_LIMITS.formatLength} characters`);
+      }
       const seconds = parseSeconds(value);
       if (seconds === undefined) fail('format_timestamp', `"${value}" is not a Unix timestamp in seconds`);
       return strftime(new Date(seconds * 1000), format);
@@ -385,9 +443,8 @@ const FUNCTIONS: Record<TemplateFunction, FunctionSpec> = {
           `length must be a whole number from 0 to ${TEMPLATE_LIMITS.randomStringLength}`,
         );
       }
-      let out = '';
-      for (let i = 0; i < n; i += 1) out += ALPHANUMERIC[pick(ev, ALPHANUMERIC.length)];
-      return out;
+      afford(ev, n);
+      return randomAlphanumeric(ev, n);
     },
   },
   uuid: { arity: [0], run: (_args, ev) => uuidV4(ev) },
@@ -417,6 +474,7 @@ const FUNCTIONS: Record<TemplateFunction, FunctionSpec> = {
 };
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALPHANUMERIC_CODES = Buffer.from(ALPHANUMERIC, 'latin1');
 
 const POOL_SIZE = 6 * 1024;
 let pool = randomBytes(POOL_SIZE);
@@ -431,6 +489,27 @@ function secureRandom(): number {
   const value = pool.readUIntBE(poolOffset, 6);
   poolOffset += 6;
   return value / 2 ** 48;
+}
+
+/**
+ * `n` letters and digits. From the default source it takes one random byte per character (bytes
+ * past the largest multiple of 62 are drawn again), which is much faster than a draw per character.
+ */
+function randomAlphanumeric(ev: Evaluation, n: number): string {
+  const codes = Buffer.allocUnsafe(n);
+  if (ev.random === secureRandom) {
+    let filled = 0;
+    while (filled < n) {
+      const bytes = randomBytes(n - filled + 16);
+      for (let i = 0; i < bytes.length && filled < n; i += 1) {
+        const byte = bytes[i]!;
+        if (byte < 248) codes[filled++] = ALPHANUMERIC_CODES[byte % 62]!;
+      }
+    }
+  } else {
+    for (let i = 0; i < n; i += 1) codes[i] = ALPHANUMERIC.charCodeAt(pick(ev, ALPHANUMERIC.length));
+  }
+  return codes.toString('latin1');
 }
 
 /** A whole number in [0, n). Tolerates a `random` that strays outside [0, 1). */
@@ -558,6 +637,8 @@ function directive(date: Date, d: string): string | undefined {
 }
 
 function strftime(date: Date, format: string): string {
+  // Each directive is worked out once per call, however often the format repeats it.
+  const known = new Map<string, string | undefined>();
   let out = '';
   let i = 0;
   while (i < format.length) {
@@ -565,7 +646,11 @@ function strftime(date: Date, format: string): string {
     if (percent === -1) return out + format.slice(i);
     out += format.slice(i, percent);
     const d = format[percent + 1];
-    const piece = d === undefined ? undefined : directive(date, d);
+    let piece = d === undefined ? undefined : known.get(d);
+    if (piece === undefined && d !== undefined) {
+      piece = directive(date, d);
+      known.set(d, piece);
+    }
     if (piece === undefined) {
       fail(
         'format_timestamp',

@@ -17,7 +17,10 @@ export const SOURCES = [
   'response_size',
 ] as const;
 
-/** How an assertion or a condition compares; `is_equal` is a synonym of `equal`. */
+/**
+ * How an assertion or a condition compares. `is_equal` is a synonym of `equal` (COMPARISON_SYNONYMS):
+ * both are accepted and answered as given.
+ */
 export const COMPARISONS = [
   'equal',
   'not_equal',
@@ -36,6 +39,27 @@ export const COMPARISONS = [
   'is_null',
   'is_equal',
 ] as const;
+
+type ComparisonName = (typeof COMPARISONS)[number];
+
+/**
+ * Comparisons that are another name of one meaning, with its canonical name: `equal` is the name of
+ * the original service's comparison list, `is_equal` the one its default step carries (spec 2.2),
+ * and both appear in answers.
+ */
+export const COMPARISON_SYNONYMS: Readonly<Partial<Record<ComparisonName, ComparisonName>>> = {
+  is_equal: 'equal',
+};
+
+/** The canonical name of a comparison's meaning: `is_equal` → `equal`, any other as it is. */
+export function canonicalComparison(comparison: ComparisonName): ComparisonName {
+  return COMPARISON_SYNONYMS[comparison] ?? comparison;
+}
+
+/** Each meaning once, by its canonical name: what an editor offers. */
+export const CANONICAL_COMPARISONS: readonly ComparisonName[] = COMPARISONS.filter(
+  (comparison) => canonicalComparison(comparison) === comparison,
+);
 
 /** Authentication methods of a request step or an environment (spec 2.5). */
 export const AUTH_TYPES = ['basic', 'oauth_1', 'client_certificate'] as const;

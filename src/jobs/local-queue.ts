@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { sql } from 'kysely';
 import { newId, nowFloat } from '../domain/ids.js';
 import type { JobRow } from '../store/database.js';
+import { jobsRepo } from '../store/repositories/jobs.js';
 import type { Executor, Store } from '../store/store.js';
 import {
   type ClaimedJob,
@@ -21,21 +21,6 @@ function claimed(row: JobRow): ClaimedJob {
     attempt: row.attempts,
     maxAttempts: row.max_attempts,
   };
-}
-
-/** Puts a leased job back in the queue, due at `runAfter`, noting why. */
-async function release(db: Executor, jobId: string, error: string, runAfter: number): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({
-      state: 'ready',
-      locked_by: null,
-      locked_until: null,
-      last_error: error.slice(0, 2000),
-      run_after: runAfter,
-    })
-    .where('id', '=', jobId)
-    .execute();
 }
 
 /**
@@ -58,25 +43,22 @@ export class LocalJobQueue implements JobQueue {
   ): Promise<string> {
     const id = newId();
     const now = nowFloat();
-    await db
-      .insertInto('jobs')
-      .values({
-        id,
-        name,
-        payload: JSON.stringify(payload),
-        region: options.region ?? null,
-        state: 'ready',
-        run_after: options.runAfter ?? now,
-        attempts: 0,
-        max_attempts: (options.retry?.limit ?? 0) + 1,
-        retry_delay: options.retry?.delaySeconds ?? 0,
-        retry_backoff: options.retry?.backoff ? 1 : 0,
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-        created_at: now,
-      })
-      .execute();
+    await jobsRepo.insert(db, {
+      id,
+      name,
+      payload: JSON.stringify(payload),
+      region: options.region ?? null,
+      state: 'ready',
+      run_after: options.runAfter ?? now,
+      attempts: 0,
+      max_attempts: (options.retry?.limit ?? 0) + 1,
+      retry_delay: options.retry?.delaySeconds ?? 0,
+      retry_backoff: options.retry?.backoff ? 1 : 0,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      created_at: now,
+    });
     return id;
   }
 
@@ -88,39 +70,15 @@ export class LocalJobQueue implements JobQueue {
   ): Promise<ClaimedJob | null> {
     if (names.length === 0) return null;
     const now = nowFloat();
-    const db = this.store.db;
-    let next = db
-      .selectFrom('jobs')
-      .select('id')
-      .where('state', '=', 'ready')
-      .where('name', 'in', [...names])
-      .where('run_after', '<=', now)
-      .orderBy('run_after')
-      .limit(1);
-    if (regions !== null) {
-      next =
-        regions.length === 0
-          ? next.where('region', 'is', null)
-          : next.where((eb) => eb.or([eb('region', 'is', null), eb('region', 'in', [...regions])]));
-    } else {
-      // Every region of workers, not the private queues of remote agents.
-      next = next.where((eb) =>
-        eb.or([eb('region', 'is', null), eb('region', 'not like', `${AGENT_REGION_PREFIX}%`)]),
-      );
-    }
-    if (this.store.dialect === 'postgres') next = next.forUpdate().skipLocked();
-    const row = await db
-      .updateTable('jobs')
-      .set({
-        state: 'active',
-        locked_by: workerId,
-        locked_until: now + leaseMs / 1000,
-        attempts: sql<number>`attempts + 1`,
-      })
-      .where('id', '=', (eb) => eb.selectFrom(next.as('next')).select('next.id'))
-      .where('state', '=', 'ready')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await jobsRepo.claimNext(this.store.db, {
+      workerId,
+      names,
+      // Without regions: every region of workers, not the private queues of remote agents.
+      region: regions !== null ? { regions } : { exceptPrefix: AGENT_REGION_PREFIX },
+      now,
+      lockedUntil: now + leaseMs / 1000,
+      skipLocked: this.store.dialect === 'postgres',
+    });
     return row ? claimed(row) : null;
   }
 
@@ -141,42 +99,26 @@ export class LocalJobQueue implements JobQueue {
   }
 
   async renew(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
-    const result = await this.store.db
-      .updateTable('jobs')
-      .set({ locked_until: nowFloat() + leaseMs / 1000 })
-      .where('id', '=', jobId)
-      .where('locked_by', '=', workerId)
-      .where('state', '=', 'active')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return jobsRepo.renew(this.store.db, jobId, workerId, nowFloat() + leaseMs / 1000);
   }
 
   async complete(jobId: string, workerId: string): Promise<void> {
-    await this.store.db
-      .deleteFrom('jobs')
-      .where('id', '=', jobId)
-      .where('locked_by', '=', workerId)
-      .execute();
+    await jobsRepo.deleteHeld(this.store.db, jobId, workerId);
   }
 
   async fail(jobId: string, workerId: string, error: string): Promise<'retrying' | 'dropped'> {
     return this.store.transaction(async (trx) => {
-      const row = await trx
-        .selectFrom('jobs')
-        .selectAll()
-        .where('id', '=', jobId)
-        .where('locked_by', '=', workerId)
-        .executeTakeFirst();
+      const row = await jobsRepo.heldBy(trx, jobId, workerId);
       if (!row) return 'dropped';
       if (row.attempts >= row.max_attempts) {
-        await trx.deleteFrom('jobs').where('id', '=', jobId).execute();
+        await jobsRepo.delete(trx, jobId);
         return 'dropped';
       }
       const delay = retryDelaySeconds(
         { limit: row.max_attempts - 1, delaySeconds: row.retry_delay, backoff: row.retry_backoff === 1 },
         row.attempts,
       );
-      await release(trx, jobId, error, nowFloat() + delay);
+      await jobsRepo.release(trx, jobId, error, nowFloat() + delay);
       return 'retrying';
     });
   }
@@ -184,21 +126,16 @@ export class LocalJobQueue implements JobQueue {
   async reclaimExpired(): Promise<ClaimedJob[]> {
     const now = nowFloat();
     return this.store.transaction(async (trx) => {
-      let expired = trx
-        .selectFrom('jobs')
-        .selectAll()
-        .where('state', '=', 'active')
-        .where('locked_until', '<', now)
-        .limit(100);
-      if (this.store.dialect === 'postgres') expired = expired.forUpdate().skipLocked();
-      const rows = await expired.execute();
+      const rows = await jobsRepo.expiredLeases(trx, now, 100, {
+        skipLocked: this.store.dialect === 'postgres',
+      });
       const given_up: ClaimedJob[] = [];
       for (const row of rows) {
         if (row.attempts >= row.max_attempts) {
-          await trx.deleteFrom('jobs').where('id', '=', row.id).execute();
+          await jobsRepo.delete(trx, row.id);
           given_up.push(claimed(row));
         } else {
-          await release(
+          await jobsRepo.release(
             trx,
             row.id,
             `the worker ${row.locked_by ?? ''} stopped before finishing`,

@@ -20,7 +20,11 @@ export interface PgBossQueueOptions {
   expireInSeconds: number;
   /** pg-boss's own schema. */
   schema?: string;
-  log?: { error(obj: object, msg: string): void };
+  log?: {
+    error(obj: object, msg: string): void;
+    warn?(obj: object, msg: string): void;
+    info?(obj: object, msg: string): void;
+  };
 }
 
 interface Active {
@@ -55,6 +59,7 @@ export class PgBossJobQueue implements JobQueue {
   private readonly created = new Set<string>();
   private queues: { names: string[]; at: number } = { names: [], at: 0 };
   private listener: pg.Client | null = null;
+  private relistening = false;
   private closed = false;
 
   constructor(private readonly options: PgBossQueueOptions) {
@@ -72,7 +77,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async start(): Promise<void> {
     await this.boss.start();
-    await this.listen();
+    await this.connectListener();
   }
 
   async close(): Promise<void> {
@@ -224,24 +229,69 @@ export class PgBossJobQueue implements JobQueue {
     return this.queues.names;
   }
 
-  /** One connection per process listens for enqueues elsewhere; it reconnects when it drops. */
-  private async listen(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * One connection per process listens for enqueues elsewhere. When it drops it is made again, with
+   * a backoff of 250 ms doubling to at most 2 s, until it succeeds; the workers' poll finds the work
+   * meanwhile. The log says when it is lost and when it is back.
+   */
+  private async relisten(): Promise<void> {
+    if (this.relistening || this.closed) return;
+    this.relistening = true;
+    const since = Date.now();
+    this.options.log?.warn?.(
+      { channel: CHANNEL },
+      'lost the PostgreSQL LISTEN connection; reconnecting (jobs are found by polling meanwhile)',
+    );
+    let delay = 250;
+    try {
+      while (!this.closed) {
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        if (this.closed) return;
+        try {
+          await this.connectListener();
+          this.options.log?.info?.(
+            { channel: CHANNEL, downMs: Date.now() - since },
+            'the PostgreSQL LISTEN connection is back',
+          );
+          // Jobs queued while nobody heard them are due now.
+          this.queues.at = 0;
+          this.events.emit('ready');
+          return;
+        } catch {
+          delay = Math.min(delay * 2, 2_000);
+        }
+      }
+    } finally {
+      this.relistening = false;
+    }
+  }
+
+  private async connectListener(): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.connectionString });
-    const reconnect = () => {
+    const lost = () => {
       if (this.listener !== client || this.closed) return;
       this.listener = null;
       client.end().catch(() => undefined);
-      setTimeout(() => void this.listen().catch(() => undefined), 1_000).unref();
+      void this.relisten();
     };
-    client.on('error', reconnect);
-    client.on('end', reconnect);
+    // Errors before the connection is made reject connect() below; later ones mean it was lost.
+    client.on('error', lost);
+    client.on('end', lost);
     client.on('notification', (message) => {
       if (message.payload === NEW_QUEUE) this.queues.at = 0;
       this.events.emit('ready');
     });
-    await client.connect();
-    await client.query(`listen ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
   }
 }

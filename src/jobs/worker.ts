@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { newId } from '../domain/ids.js';
+import { newRandomId } from '../domain/ids.js';
 import type { ClaimedJob, JobName, JobPayloads } from './jobs.js';
 import type { JobQueue } from './queue.js';
 
@@ -25,6 +25,8 @@ export interface WorkerOptions {
   regions: readonly string[] | null;
   pollMs?: number;
   leaseMs?: number;
+  /** How long `stop()` lets running jobs finish before aborting them (they are handed over); default 30 s. */
+  graceMs?: number;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -33,7 +35,7 @@ export interface WorkerOptions {
  * job runs; expired leases of dead workers are reclaimed here too, so every job ends somewhere.
  */
 export class Worker {
-  readonly id = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  readonly id = `${hostname()}:${process.pid}:${newRandomId().slice(0, 8)}`;
   private readonly active = new Map<string, Promise<void>>();
   private readonly controller = new AbortController();
   private stopped = true;
@@ -55,8 +57,11 @@ export class Worker {
     this.loop = this.run();
   }
 
-  /** Stops taking jobs; running ones get `graceMs` to finish, then are aborted (and retried elsewhere). */
-  async stop(graceMs = 10_000): Promise<void> {
+  /**
+   * Stops taking jobs; running ones get `graceMs` (the `graceMs` option by default) to finish, then
+   * are aborted: their handlers hand them over to other workers.
+   */
+  async stop(graceMs = this.options.graceMs ?? 30_000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.unsubscribe?.();
@@ -66,6 +71,16 @@ export class Worker {
     const timer = setTimeout(() => this.controller.abort(), graceMs);
     await all;
     clearTimeout(timer);
+  }
+
+  /** Ends the grace period of a stop now: running jobs are aborted (and handed over) at once. */
+  abortRunning(): void {
+    this.controller.abort();
+  }
+
+  /** Jobs running now. */
+  get running(): number {
+    return this.active.size;
   }
 
   private async run(): Promise<void> {

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { VERSION } from '../config/version.js';
-import { type EgressPolicy, egressConnector, type Resolver } from '../runner/http/egress.js';
+import { type EgressPolicy, egressConnector, type Resolver } from '../net/egress.js';
 
 export const NOTIFY_TIMEOUT_MS = 10_000;
 export const USER_AGENT = `Vigil/${VERSION}`;

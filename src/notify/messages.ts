@@ -2,6 +2,7 @@
  * Messages people read about a run: the e-mail (plain text and HTML), the Slack message and the
  * PagerDuty event. Pure: facts in, documents out. Everything from a run is escaped in HTML.
  */
+import { escapeHtml } from '../domain/html.js';
 import { type Failure, failureOf, type RunFacts, runUrlOf } from './payload.js';
 
 export interface MailContent {
@@ -9,14 +10,6 @@ export interface MailContent {
   text: string;
   html: string;
 }
-
-const escapeHtml = (value: string): string =>
-  value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 
 const shown = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined ? 'undefined' : JSON.stringify(value);

@@ -1,8 +1,14 @@
 import type { EnvironmentSettings } from '../domain/environments.js';
 import type { RunOutcome, StepResult } from '../domain/results.js';
 import type { Step, SubtestStep } from '../domain/steps.js';
-import { renderTemplate, type TemplateResult } from '../domain/templates.js';
-import type { HttpSession } from './http/client.js';
+import {
+  renderTemplate,
+  type TemplateBudget,
+  templateBudget,
+  type TemplateResult,
+} from '../domain/templates.js';
+import type { CheckRunner } from './check-pool.js';
+import type { HttpSession } from '../net/client.js';
 import type { ScriptJob, ScriptOutcome } from './sandbox/sandbox.js';
 
 /** Everything one run needs to know about what to run; plain data, no store or API objects. */
@@ -30,6 +36,11 @@ export interface EngineLimits {
   maxSubtestDepth: number;
   /** Per-script limits passed to the sandbox. */
   scriptTimeMs: number;
+  /**
+   * What the checks of one step (variables and assertions) that run in a check thread may take
+   * together; past it the step fails naming the check ("xpath: took longer than 1 s").
+   */
+  checkTimeMs: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
@@ -38,6 +49,7 @@ export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
   maxBodyBytes: 1024 * 1024,
   maxSubtestDepth: 10,
   scriptTimeMs: 1_000,
+  checkTimeMs: 1_000,
 });
 
 /** Runs user scripts; the worker-thread QuickJS sandbox in production. */
@@ -90,28 +102,70 @@ export interface RunEvents {
   stepFinished?(event: { definition: RunDefinition; result: StepResult }): void;
 }
 
+/** What one attempt of a run is made of; see {@link RunContext}. */
+export interface RunContextOptions {
+  definition: RunDefinition;
+  /** The run's variables, which its steps read and change. */
+  variables: Record<string, string>;
+  session: HttpSession;
+  scripts: ScriptRunner;
+  checks: CheckRunner;
+  limits: EngineLimits;
+  signal: AbortSignal;
+  clock: { now: () => number; random?: () => number };
+  /** Test ids from the top run down to this one, for subtest cycle detection. */
+  chain: readonly string[];
+  events: RunEvents | undefined;
+  /** Runs a subtest's definition as an attempt of its own under the same signal. */
+  runChild: (definition: RunDefinition, chain: readonly string[]) => Promise<RunOutcome>;
+  subtests: SubtestPort | undefined;
+  partner: PartnerPort | undefined;
+}
+
 /** The state of one attempt of one run, shared by its steps. */
 export class RunContext {
   readonly results: StepResult[] = [];
+  /** What the templates of the current step may still spend; see {@link beginStep}. */
+  templates: TemplateBudget = templateBudget();
 
-  constructor(
-    readonly definition: RunDefinition,
-    readonly variables: Record<string, string>,
-    readonly session: HttpSession,
-    readonly scripts: ScriptRunner,
-    readonly limits: EngineLimits,
-    readonly signal: AbortSignal,
-    readonly clock: { now: () => number; random?: () => number },
-    /** Test ids from the top run down to this one, for subtest cycle detection. */
-    readonly chain: readonly string[],
-    readonly events: RunEvents | undefined,
-    readonly runChild: (definition: RunDefinition, chain: readonly string[]) => Promise<RunOutcome>,
-    readonly subtests: SubtestPort | undefined,
-    readonly partner: PartnerPort | undefined,
-  ) {}
+  readonly definition: RunDefinition;
+  readonly variables: Record<string, string>;
+  readonly session: HttpSession;
+  readonly scripts: ScriptRunner;
+  readonly checks: CheckRunner;
+  readonly limits: EngineLimits;
+  readonly signal: AbortSignal;
+  readonly clock: { now: () => number; random?: () => number };
+  /** Test ids from the top run down to this one, for subtest cycle detection. */
+  readonly chain: readonly string[];
+  readonly events: RunEvents | undefined;
+  readonly runChild: (definition: RunDefinition, chain: readonly string[]) => Promise<RunOutcome>;
+  readonly subtests: SubtestPort | undefined;
+  readonly partner: PartnerPort | undefined;
+
+  constructor(options: RunContextOptions) {
+    this.definition = options.definition;
+    this.variables = options.variables;
+    this.session = options.session;
+    this.scripts = options.scripts;
+    this.checks = options.checks;
+    this.limits = options.limits;
+    this.signal = options.signal;
+    this.clock = options.clock;
+    this.chain = options.chain;
+    this.events = options.events;
+    this.runChild = options.runChild;
+    this.subtests = options.subtests;
+    this.partner = options.partner;
+  }
 
   get settings(): EnvironmentSettings {
     return this.definition.environment.settings;
+  }
+
+  /** Called as each step starts: the templates of one step share one budget (TEMPLATE_LIMITS). */
+  beginStep(): void {
+    this.templates = templateBudget();
   }
 
   render(text: string): TemplateResult {
@@ -120,6 +174,7 @@ export class RunContext {
       variables: this.variables,
       now: this.clock.now,
       random: this.clock.random,
+      budget: this.templates,
     });
   }
 

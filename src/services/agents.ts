@@ -10,7 +10,9 @@ import { agentsRepo } from '../store/repositories/agents.js';
 import { runsRepo } from '../store/repositories/runs.js';
 import type { Store } from '../store/store.js';
 import type { Principal } from './principal.js';
-import type { RunService } from './runs.js';
+import type { RunDefinitions } from './runs/definitions.js';
+import type { RunExecutor } from './runs/executor.js';
+import type { RunRecorder } from './runs/recorder.js';
 import type { TeamService } from './teams.js';
 import { agentRegion, type WorkerRegistry } from './workers.js';
 
@@ -69,7 +71,9 @@ export class AgentService {
     private readonly deps: {
       store: Store;
       teams: TeamService;
-      runs: RunService;
+      executor: RunExecutor;
+      definitions: RunDefinitions;
+      recorder: RunRecorder;
       queue: JobQueue;
       registry: WorkerRegistry;
     },
@@ -185,7 +189,7 @@ export class AgentService {
     waitMs: number,
     signal: AbortSignal,
   ): Promise<ClaimedAgentRun | null> {
-    const { queue, runs, registry } = this.deps;
+    const { queue, executor, registry } = this.deps;
     const workerId = agentWorkerId(agent.id);
     const region = agentRegion(agent.id);
     const deadline = Date.now() + waitMs;
@@ -201,7 +205,7 @@ export class AgentService {
         const { runId } = job.payload as { runId: string };
         let claimed: ClaimedAgentRun | null;
         try {
-          claimed = await runs.claimRun(runId, workerId, agent.name);
+          claimed = await executor.claimRun(runId, workerId, agent.name);
         } catch (error) {
           await queue.fail(job.id, workerId, error instanceof Error ? error.message : String(error));
           throw error;
@@ -231,7 +235,7 @@ export class AgentService {
   async report(agent: AgentRow, runId: string, outcome: RunOutcome): Promise<boolean> {
     const run = await this.ownRun(agent, runId);
     if (!run) return false;
-    return this.deps.runs.recordOutcome(run, agentWorkerId(agent.id), outcome);
+    return this.deps.executor.recordOutcome(run, agentWorkerId(agent.id), outcome);
   }
 
   /**
@@ -241,7 +245,7 @@ export class AgentService {
   async release(agent: AgentRow, runId: string, reason: string): Promise<boolean> {
     const run = await this.ownRun(agent, runId);
     if (!run) return false;
-    await this.deps.runs.handOver(run.id, agentWorkerId(agent.id), reason);
+    await this.deps.executor.handOver(run.id, agentWorkerId(agent.id), reason);
     return true;
   }
 
@@ -254,7 +258,7 @@ export class AgentService {
   ): Promise<RunDefinition | { error: string }> {
     const run = await this.ownRun(agent, runId);
     if (!run) throw notRunning(runId);
-    return this.deps.runs.subtestPort().resolve(subtestStep(target), parentOf(run), variables);
+    return this.deps.definitions.forSubtest(subtestStep(target), parentOf(run), variables);
   }
 
   /** Stores a subtest run the agent finished; the child is resolved again here, as above. */
@@ -268,9 +272,9 @@ export class AgentService {
     const run = await this.ownRun(agent, runId);
     if (!run) throw notRunning(runId);
     const parent = parentOf(run);
-    const child = await this.deps.runs.subtestPort().resolve(subtestStep(target), parent, variables);
+    const child = await this.deps.definitions.forSubtest(subtestStep(target), parent, variables);
     if ('error' in child) return child;
-    return this.deps.runs.recordSubtest(child, outcome, parent);
+    return this.deps.recorder.recordSubtest(child, outcome, parent);
   }
 
   private async ownRun(agent: AgentRow, runId: string): Promise<TestRunRow | undefined> {

@@ -5,6 +5,9 @@ import type { Executor, Store } from '../store/store.js';
 import type { Principal } from './principal.js';
 import type { TokenService } from './tokens.js';
 
+/** The shape the API presents. */
+export type { ClientApplication } from '../store/repositories/tokens.js';
+
 export interface ApplicationInput {
   name: string;
   website_url: string;

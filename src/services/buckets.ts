@@ -1,12 +1,16 @@
+import { BUCKET_KEY } from '../domain/gateway-urls.js';
 import { AppError, conflict, notFound } from '../domain/errors.js';
-import { newBucketKey, newSecret, nowSeconds } from '../domain/ids.js';
+import { newBucketKey, newSecret, nowSeconds, sameSecret } from '../domain/ids.js';
 import type { BucketRow } from '../store/database.js';
 import { accountsRepo } from '../store/repositories/accounts.js';
 import { type BucketWithTeam, bucketsRepo } from '../store/repositories/buckets.js';
 import type { Executor, Store } from '../store/store.js';
 import type { Principal } from './principal.js';
 
-export const BUCKET_KEY_PATTERN = /^[a-z0-9]{12}$/;
+/** The shape the API presents. */
+export type { BucketWithTeam } from '../store/repositories/buckets.js';
+
+export const BUCKET_KEY_PATTERN = BUCKET_KEY;
 
 /** Days captured messages are kept unless shared (DESIGN §6). */
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -71,6 +75,7 @@ export class BucketService {
       signing_secret: newSecret('vgl_ws_'),
       created_at: nowSeconds(),
       retention_days: DEFAULT_RETENTION_DAYS,
+      auth_token: null,
     };
     await bucketsRepo.insert(db, row);
     return row;
@@ -102,6 +107,43 @@ export class BucketService {
       await bucketsRepo.update(trx, key, changes);
       return { ...bucket, ...changes };
     });
+  }
+
+  /**
+   * Makes the capture and gateway URLs of the bucket require a new random token (the old one stops
+   * working at once), or with `require: false` the bucket key alone again.
+   */
+  async setAuthToken(principal: Principal, key: string, require: boolean): Promise<BucketWithTeam> {
+    return this.deps.store.transaction(async (trx) => {
+      const bucket = await this.require(principal, key, trx);
+      const changes = { auth_token: require ? newSecret('vgl_ba_') : null };
+      await bucketsRepo.update(trx, key, changes);
+      return { ...bucket, ...changes };
+    });
+  }
+
+  /**
+   * The bucket that capture or gateway traffic names, when the token it presents is the one the
+   * bucket requires (if any). No token is needed to call these URLs: the bucket key names where the
+   * traffic goes, and an unknown key is a 404.
+   */
+  async forTraffic(key: string, presented: string | undefined): Promise<BucketRow> {
+    const bucket = BUCKET_KEY_PATTERN.test(key)
+      ? await bucketsRepo.byKey(this.deps.store.db, key)
+      : undefined;
+    if (!bucket) throw notFound(`Bucket ${key}`);
+    if (
+      bucket.auth_token !== null &&
+      (presented === undefined || !sameSecret(bucket.auth_token, presented))
+    ) {
+      throw new AppError(
+        'unauthorized',
+        presented === undefined
+          ? `Bucket ${key} requires its auth token in the Vigil-Bucket-Auth header or query parameter`
+          : `The Vigil-Bucket-Auth token is not the one bucket ${key} requires`,
+      );
+    }
+    return bucket;
   }
 
   /** Deletes a bucket with everything in it. The default bucket stays: 409. */

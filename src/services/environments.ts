@@ -14,6 +14,7 @@ import type { EnvironmentRow } from '../store/database.js';
 import { lockRow } from '../store/locks.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
+import { integrationsRepo } from '../store/repositories/integrations.js';
 import type { Executor, Store } from '../store/store.js';
 import type { BucketService } from './buckets.js';
 import type { Actor, Principal } from './principal.js';
@@ -108,6 +109,40 @@ function settingsOf(input: EnvironmentPatch): Partial<EnvironmentInput> {
   return out;
 }
 
+/**
+ * Each integration an environment names by id takes its type (and, when the client gave none, its
+ * description) from the team's integration of that id: clients of the original service send the id
+ * alone. Ids of no integration of the team are kept as given (runs skip them).
+ */
+async function resolveIntegrations(
+  db: Executor,
+  teamId: string,
+  settings: StoredSettings,
+): Promise<StoredSettings> {
+  if (!settings.integrations || settings.integrations.length === 0) return settings;
+  const known = new Map(
+    (
+      await integrationsRepo.someOfTeam(
+        db,
+        teamId,
+        settings.integrations.map((i) => i.id),
+      )
+    ).map((row) => [row.id, row]),
+  );
+  return {
+    ...settings,
+    integrations: settings.integrations.map((item) => {
+      const row = known.get(item.id);
+      if (!row) return item;
+      return {
+        id: item.id,
+        integration_type: row.integration_type,
+        description: item.description || row.description,
+      };
+    }),
+  };
+}
+
 export class EnvironmentService {
   constructor(private readonly deps: { store: Store; buckets: BucketService; tests: TestService }) {}
 
@@ -134,6 +169,7 @@ export class EnvironmentService {
     return this.find(store.db, bucketKey, testId, envId);
   }
 
+  /** The environment of the test (`testId`), or any of the bucket, test environments included (null). */
   private async find(
     db: Executor,
     bucketKey: string,
@@ -141,7 +177,7 @@ export class EnvironmentService {
     envId: string,
   ): Promise<EnvironmentRow> {
     const row = isUuid(envId) ? await environmentsRepo.inBucket(db, bucketKey, envId) : undefined;
-    if (!row || row.test_id !== testId) throw notFound(`Environment ${envId}`);
+    if (!row || (testId !== null && row.test_id !== testId)) throw notFound(`Environment ${envId}`);
     return row;
   }
 
@@ -162,7 +198,7 @@ export class EnvironmentService {
         {
           name: input.name,
           parent_environment_id: input.parent_environment_id,
-          settings: normalizeSettings(input),
+          settings: await resolveIntegrations(trx, bucket.team_id, normalizeSettings(input)),
         },
         bucketKey,
         testId,
@@ -197,7 +233,10 @@ export class EnvironmentService {
         name: patch.name ?? row.name,
         parent_environment_id:
           patch.parent_environment_id === undefined ? row.parent_environment_id : patch.parent_environment_id,
-        settings: JSON.stringify({ ...storedSettings(row), ...normalizeSettings(settingsOf(patch)) }),
+        settings: JSON.stringify({
+          ...storedSettings(row),
+          ...(await resolveIntegrations(trx, bucket.team_id, normalizeSettings(settingsOf(patch)))),
+        }),
         updated_at: nowFloat(),
       };
       await environmentsRepo.update(trx, updated);
@@ -205,7 +244,7 @@ export class EnvironmentService {
         {
           itemType: 'environment',
           itemId: row.id,
-          testId,
+          testId: row.test_id,
           action: 'update',
           snapshot: environmentView(updated),
         },
@@ -236,7 +275,13 @@ export class EnvironmentService {
       }
       await environmentsRepo.delete(trx, row.id);
       await recordRevisions(trx, actor, bucket, [
-        { itemType: 'environment', itemId: row.id, testId, action: 'delete', snapshot: environmentView(row) },
+        {
+          itemType: 'environment',
+          itemId: row.id,
+          testId: row.test_id,
+          action: 'delete',
+          snapshot: environmentView(row),
+        },
       ]);
     });
   }

@@ -4,9 +4,9 @@ import {
   type MessageFilters,
   type MessageFiltersInput,
   parseMessageFilters,
-} from '../capture/filters.js';
+} from '../domain/message-filters.js';
 import { HAR_LIMITS, messagesFromHar } from '../capture/har.js';
-import type { ListedMessage, MessageView, NewMessage, StoredMessage } from '../capture/message.js';
+import type { ListedMessage, MessageView, NewMessage, StoredMessage } from '../domain/messages.js';
 import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { isUuid, newTimeOrderedId, nowFloat } from '../domain/ids.js';
@@ -53,6 +53,28 @@ export function checkMessageFilters(
  * Captured traffic: creating messages (one call = one transaction), reading the four views,
  * sharing through public links, deleting, usage and retention.
  */
+/** What stands in a public message where its bucket key was. */
+export const MASKED_BUCKET_KEY = '[bucket-key]';
+
+function withoutBucketKey(message: StoredMessage): StoredMessage {
+  const request = message.request;
+  if (!request) return message;
+  const mask = (text: string) => text.replaceAll(message.bucket_key, MASKED_BUCKET_KEY);
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, values]) => [name, values.map(mask)]),
+  );
+  return {
+    ...message,
+    request: {
+      ...request,
+      url: mask(request.url),
+      host: mask(request.host),
+      path: mask(request.path),
+      headers,
+    },
+  };
+}
+
 export class MessageService {
   constructor(private readonly deps: { store: Store; buckets: BucketService }) {}
 
@@ -75,6 +97,7 @@ export class MessageService {
     }
     const receivedAt = nowFloat();
     const normalized = items.map((item) => normalizeItem(item, receivedAt));
+    await this.deps.store.assertRoom();
     return this.deps.store.transaction(async (trx) => {
       const results: ItemResult[] = [];
       const inserts: MessageRow[] = [];
@@ -152,6 +175,7 @@ export class MessageService {
 
   /** Stores one exchange the service recorded itself (capture, gateway, replay, HAR import). */
   async record(bucketKey: string, message: NewMessage, id: string = newTimeOrderedId()): Promise<string> {
+    await this.deps.store.assertRoom();
     await this.deps.store.transaction(async (trx) => {
       await messagesRepo.insert(trx, [messageRow(id, bucketKey, message, nowFloat())]);
       await messagesRepo.countReceived(trx, bucketKey, 1);
@@ -163,6 +187,7 @@ export class MessageService {
   async recordMany(bucketKey: string, messages: readonly NewMessage[]): Promise<string[]> {
     const now = nowFloat();
     const rows = messages.map((message) => messageRow(newTimeOrderedId(), bucketKey, message, now));
+    await this.deps.store.assertRoom();
     await this.deps.store.transaction(async (trx) => {
       for (let i = 0; i < rows.length; i += 100) await messagesRepo.insert(trx, rows.slice(i, i + 100));
       await messagesRepo.countReceived(trx, bucketKey, rows.length);
@@ -230,11 +255,14 @@ export class MessageService {
   async delete(principal: Principal, bucketKey: string, uuid: string): Promise<void> {
     await this.requireRow(principal, bucketKey, uuid);
     await messagesRepo.delete(this.deps.store.db, bucketKey, uuid);
+    this.deps.store.roomFreed();
   }
 
   async clear(principal: Principal, bucketKey: string): Promise<number> {
     await this.deps.buckets.require(principal, bucketKey);
-    return messagesRepo.clear(this.deps.store.db, bucketKey);
+    const deleted = await messagesRepo.clear(this.deps.store.db, bucketKey);
+    this.deps.store.roomFreed();
+    return deleted;
   }
 
   /** Shares a message under a new random token (sharing again replaces the old one). */
@@ -256,10 +284,15 @@ export class MessageService {
   }
 
   /** The message behind a public link; null when the token is unknown or revoked. */
+  /**
+   * The message a public link shows. A link hands out read access to one exchange, never write
+   * access to its bucket: the bucket key is masked wherever the request names it (a captured
+   * request's URL, its Host and Referer).
+   */
   async byShareToken(token: string): Promise<StoredMessage | null> {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return null;
     const row = await messagesRepo.byShareToken(this.deps.store.db, token);
-    return row ? toMessage(row) : null;
+    return row ? withoutBucketKey(toMessage(row)) : null;
   }
 
   async usage(principal: Principal, bucketKey: string) {
@@ -274,8 +307,10 @@ export class MessageService {
   }
 
   /** Deletes unshared messages past their bucket's retention. */
-  applyRetention(now: number = nowFloat()): Promise<number> {
-    return messagesRepo.applyRetention(this.deps.store.db, now);
+  async applyRetention(now: number = nowFloat()): Promise<number> {
+    const deleted = await messagesRepo.applyRetention(this.deps.store.db, now);
+    this.deps.store.roomFreed();
+    return deleted;
   }
 
   private async requireRow(principal: Principal, bucketKey: string, uuid: string): Promise<MessageRow> {

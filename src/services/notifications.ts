@@ -3,18 +3,12 @@ import { notFound } from '../domain/errors.js';
 import { isUuid, newId, newSecret, nowFloat } from '../domain/ids.js';
 import type { RetryPolicy } from '../jobs/jobs.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { type HttpPoster, type PostOutcome, signature } from '../notify/http.js';
+import type { HttpPoster } from '../notify/http.js';
 import type { Mail, Mailer } from '../notify/mail.js';
 import { pagerDutyEvent, runMail, slackMessage } from '../notify/messages.js';
 import { type RunFacts, runPayload } from '../notify/payload.js';
 import { alertDecision, emailDecision, historyNeeded } from '../notify/rules.js';
-import type {
-  EnvironmentRow,
-  NotificationAttemptRow,
-  NotificationRow,
-  OutboxRow,
-  TestRunRow,
-} from '../store/database.js';
+import type { NotificationAttemptRow, NotificationRow, OutboxRow } from '../store/database.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
 import { integrationsRepo } from '../store/repositories/integrations.js';
@@ -23,13 +17,17 @@ import { runsRepo } from '../store/repositories/runs.js';
 import { testsRepo } from '../store/repositories/tests.js';
 import type { Executor, Store } from '../store/store.js';
 import type { BucketService } from './buckets.js';
-import { type IntegrationService, integrationOf } from './integrations.js';
+import type { IntegrationService } from './integrations.js';
+import {
+  type AttemptOutcome,
+  type Channel,
+  NotificationDelivery,
+  type NotificationLog,
+} from './notification-delivery.js';
 import type { Principal } from './principal.js';
+import type { RunDefinitions } from './runs/definitions.js';
 import type { TeamService } from './teams.js';
 import type { TestService } from './tests.js';
-
-export const CHANNELS = ['webhook', 'email', 'slack', 'pagerduty', 'integration-webhook'] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 export const OUTBOX_PAGE = { default: 20, max: 100 } as const;
 
@@ -45,15 +43,6 @@ export interface NotificationSettings {
   pagerdutyEventsUrl: string;
 }
 
-export interface NotificationLog {
-  info(obj: object, msg: string): void;
-}
-
-type AttemptOutcome = Pick<PostOutcome, 'ok' | 'statusCode' | 'error' | 'durationMs'> & {
-  /** Retrying cannot help (egress refusal, deleted integration): the notification fails now. */
-  permanent: boolean;
-};
-
 /**
  * Notifications of finished runs (DESIGN §5, docs/notifications.md). A finished run queues one
  * `notify-run` job; that job works out who hears about the run and stores one notification per
@@ -61,6 +50,8 @@ type AttemptOutcome = Pick<PostOutcome, 'ok' | 'statusCode' | 'error' | 'duratio
  * backoff, every attempt recorded.
  */
 export class NotificationService {
+  private readonly delivery: NotificationDelivery;
+
   constructor(
     private readonly deps: {
       store: Store;
@@ -69,14 +60,16 @@ export class NotificationService {
       tests: TestService;
       teams: TeamService;
       integrations: IntegrationService;
-      /** The effective settings of an environment (RunService.resolveEnvironment). */
-      resolveEnvironment: (db: Executor, environment: EnvironmentRow) => Promise<EnvironmentSettings>;
+      /** Resolves the effective settings of a run's environment. */
+      definitions: Pick<RunDefinitions, 'resolveEnvironment'>;
       poster: HttpPoster;
       /** SMTP; null keeps mails in the outbox. */
       mailer: Mailer | null;
       settings: NotificationSettings;
     },
-  ) {}
+  ) {
+    this.delivery = new NotificationDelivery(deps);
+  }
 
   /** Lets go of outgoing connections (HTTP keep-alive, SMTP) when the process stops. */
   async close(): Promise<void> {
@@ -87,12 +80,15 @@ export class NotificationService {
   // -------------------------------------------------------------------------------------------
   // Planning (the run-finished hook and the notify-run job)
 
-  /** Called in the transaction that ends a run: queues the notify-run job, nothing else. */
-  async onFinished(trx: Executor, runId: string): Promise<void> {
+  /**
+   * The run-finished handler, awaited in the transaction that ends a run: queues the notify-run
+   * job, nothing else.
+   */
+  readonly onFinished = async (trx: Executor, runId: string): Promise<void> => {
     await this.deps.queue.enqueue(trx, 'notify-run', { runId }, { retry: PLAN_RETRY });
     // The job is visible once the caller commits; the nudge only saves a poll interval.
     setImmediate(() => this.deps.queue.notify());
-  }
+  };
 
   /** The notify-run job: stores the run's notifications and queues their deliveries. Idempotent. */
   async planRun(runId: string): Promise<number> {
@@ -103,7 +99,7 @@ export class NotificationService {
     const bucket = await bucketsRepo.byKey(db, run.bucket_key);
     if (!test || !bucket) return 0;
     const environment = await environmentsRepo.byId(db, run.environment_id);
-    const settings = environment ? await this.deps.resolveEnvironment(db, environment) : null;
+    const settings = environment ? await this.deps.definitions.resolveEnvironment(db, environment) : null;
     const facts: RunFacts = { run, test, bucket, publicUrl: this.deps.settings.publicUrl };
     const result = run.result as 'pass' | 'fail' | 'canceled';
 
@@ -223,7 +219,7 @@ export class NotificationService {
     const bucket = run ? await bucketsRepo.byKey(db, run.bucket_key) : undefined;
     const startedAt = nowFloat();
     const outcome: AttemptOutcome = bucket
-      ? await this.attempt(notification, bucket, run!, log)
+      ? await this.delivery.attempt(notification, bucket, run!, log)
       : {
           ok: false,
           statusCode: null,
@@ -250,108 +246,6 @@ export class NotificationService {
   /** The last delivery attempt failed: the notification is given up. */
   async markFailed(notificationId: string, reason: string): Promise<void> {
     await notificationsRepo.markFailed(this.deps.store.db, notificationId, reason);
-  }
-
-  private async attempt(
-    notification: NotificationRow,
-    bucket: { team_id: string; signing_secret: string },
-    run: TestRunRow,
-    log: NotificationLog | undefined,
-  ): Promise<AttemptOutcome> {
-    const channel = notification.channel as Channel;
-    if (channel === 'email') return this.sendMail(notification, bucket.team_id, run, log);
-    if (channel === 'webhook')
-      return this.postSigned(notification, notification.target, bucket.signing_secret);
-    const row = await integrationsRepo.ofTeam(this.deps.store.db, bucket.team_id, notification.target);
-    const integration = row ? integrationOf(row) : undefined;
-    if (!integration) {
-      return {
-        ok: false,
-        statusCode: null,
-        error: `integration ${notification.target} was deleted`,
-        durationMs: 0,
-        permanent: true,
-      };
-    }
-    const json = { 'content-type': 'application/json' };
-    switch (integration.integration_type) {
-      case 'webhook':
-        return this.postSigned(
-          notification,
-          integration.config.url,
-          integration.config.secret ?? bucket.signing_secret,
-        );
-      case 'slack':
-        return asAttempt(await this.deps.poster.post(integration.config.url, notification.body, json));
-      case 'pagerduty':
-        return asAttempt(
-          await this.deps.poster.post(this.deps.settings.pagerdutyEventsUrl, notification.body, json),
-        );
-      case 'partner-inspector':
-        return {
-          ok: false,
-          statusCode: null,
-          error: 'a partner integration sends no notifications',
-          durationMs: 0,
-          permanent: true,
-        };
-    }
-  }
-
-  private async postSigned(
-    notification: NotificationRow,
-    url: string,
-    secret: string,
-  ): Promise<AttemptOutcome> {
-    const outcome = await this.deps.poster.post(url, notification.body, {
-      'content-type': 'application/json',
-      'x-vigil-signature': signature(notification.body, secret),
-      'x-vigil-event': 'run.finished',
-      'x-vigil-delivery': notification.id,
-    });
-    return asAttempt(outcome);
-  }
-
-  private async sendMail(
-    notification: NotificationRow,
-    teamId: string,
-    run: TestRunRow,
-    log: NotificationLog | undefined,
-  ): Promise<AttemptOutcome> {
-    const mail = JSON.parse(notification.body) as Mail;
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
-    if (!this.deps.mailer) {
-      const row: OutboxRow = {
-        id: newId(),
-        team_id: teamId,
-        run_id: run.id,
-        recipients: JSON.stringify(mail.to),
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        created_at: nowFloat(),
-      };
-      await notificationsRepo.insertOutbox(this.deps.store.db, row);
-      log?.info(
-        { outboxId: row.id, runId: run.id, recipients: mail.to.length },
-        'no SMTP_URL: kept the notification e-mail in the outbox (GET /account/outbox)',
-      );
-      return { ok: true, statusCode: null, error: null, durationMs: elapsed(), permanent: false };
-    }
-    try {
-      await this.deps.mailer.send(mail);
-      return { ok: true, statusCode: null, error: null, durationMs: elapsed(), permanent: false };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        ok: false,
-        statusCode: null,
-        error: `SMTP: ${message}`,
-        durationMs: elapsed(),
-        permanent: false,
-      };
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -419,14 +313,4 @@ export class NotificationService {
     await bucketsRepo.update(this.deps.store.db, bucket.key, { signing_secret: secret });
     return secret;
   }
-}
-
-function asAttempt(outcome: PostOutcome): AttemptOutcome {
-  return {
-    ok: outcome.ok,
-    statusCode: outcome.statusCode,
-    error: outcome.error,
-    durationMs: outcome.durationMs,
-    permanent: outcome.refused,
-  };
 }

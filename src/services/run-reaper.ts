@@ -1,12 +1,13 @@
 import { nowFloat } from '../domain/ids.js';
 import { runsRepo } from '../store/repositories/runs.js';
 import type { Store } from '../store/store.js';
-import { queueRegionOf, type RunService } from './runs.js';
+import type { RunExecutor } from './runs/executor.js';
+import { queueRegionOf } from './runs/rows.js';
 import { EVERY_REGION, regionsOf, type WorkerRegistry } from './workers.js';
 
 export interface RunReaperOptions {
   store: Store;
-  runs: RunService;
+  executor: RunExecutor;
   registry: WorkerRegistry;
   /** A queued run that no live process could take for this long ends canceled. */
   queueTimeoutSeconds: number;
@@ -47,7 +48,7 @@ export class RunReaper {
 
   /** One pass; answers what it did, for tests and logs. */
   async reap(now = nowFloat()): Promise<{ handedOver: number; canceled: number }> {
-    const { store, runs, registry } = this.options;
+    const { store, executor, registry } = this.options;
     const live = await registry.live();
     const liveIds = new Set(live.map((w) => w.id));
     const served = new Set(live.flatMap((w) => regionsOf(w)));
@@ -60,7 +61,7 @@ export class RunReaper {
         const who = run.worker_id.startsWith('agent:')
           ? `the remote agent ${run.agent ?? ''}`.trim()
           : `the worker ${run.worker_id}`;
-        const outcome = await runs.handOver(
+        const outcome = await executor.handOver(
           run.id,
           run.worker_id,
           `${who} stopped responding during the run`,
@@ -78,7 +79,7 @@ export class RunReaper {
       const reason = run.agent_id
         ? `the remote agent ${run.agent ?? run.agent_id} did not connect within ${this.options.queueTimeoutSeconds} s`
         : `no worker serves region ${run.region} (none was seen within ${this.options.queueTimeoutSeconds} s; start one with \`vigil worker --region ${run.region}\`)`;
-      const c = await runs.cancelQueued(run.id, reason);
+      const c = await executor.cancelQueued(run.id, reason);
 
       if (c) canceled += 1;
     }

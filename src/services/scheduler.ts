@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { nowFloat } from '../domain/ids.js';
 import { SCHEDULE_INTERVALS, type ScheduleInterval } from '../domain/schedules.js';
-import type { ScheduleRow } from '../store/database.js';
+import { schedulesRepo } from '../store/repositories/schedules.js';
 import type { Store } from '../store/store.js';
-import type { RunService } from './runs.js';
+import type { RunLauncher } from './runs/launcher.js';
 
 /** Schedules fired in one transaction. */
 const BATCH = 25;
 
 export interface SchedulerOptions {
   store: Store;
-  runs: RunService;
+  launcher: RunLauncher;
   /** Divides every interval (tests only: 60 turns a minute into a second). */
   timeScale?: number;
   /** How often due schedules are looked for, in ms. */
@@ -89,31 +89,18 @@ export class Scheduler {
   /** Plans new schedules and fires due ones; answers how many runs were started. */
   async tick(now = nowFloat()): Promise<number> {
     const { db } = this.options.store;
-    const unplanned = await db
-      .selectFrom('schedules')
-      .select(['id', 'interval'])
-      .where('next_run_at', 'is', null)
-      .limit(1000)
-      .execute();
-    for (const row of unplanned) {
-      await db
-        .updateTable('schedules')
-        .set({ next_run_at: nextSlot(row.id, intervalSeconds(row.interval, this.timeScale), now) })
-        .where('id', '=', row.id)
-        .where('next_run_at', 'is', null)
-        .execute();
+    for (const row of await schedulesRepo.unplanned(db, 1000)) {
+      await schedulesRepo.plan(
+        db,
+        row.id,
+        nextSlot(row.id, intervalSeconds(row.interval, this.timeScale), now),
+      );
     }
 
-    const due = await db
-      .selectFrom('schedules')
-      .select('id')
-      .where('next_run_at', '<=', now)
-      .orderBy('next_run_at')
-      .limit(1000)
-      .execute();
+    const due = await schedulesRepo.dueIds(db, now, 1000);
     let fired = 0;
     for (let i = 0; i < due.length; i += BATCH) {
-      const batch = due.slice(i, i + BATCH).map((row) => row.id);
+      const batch = due.slice(i, i + BATCH);
       try {
         fired += await this.fire(batch, now);
       } catch {
@@ -127,7 +114,7 @@ export class Scheduler {
           }
         }
       }
-      if (fired > 0) this.options.runs.wakeWorkers();
+      if (fired > 0) this.options.launcher.wakeWorkers();
     }
     return fired;
   }
@@ -139,21 +126,17 @@ export class Scheduler {
   private async fire(ids: string[], now: number): Promise<number> {
     const { store } = this.options;
     return store.transaction(async (trx) => {
-      let query = trx
-        .selectFrom('schedules')
-        .selectAll()
-        .where('id', 'in', ids)
-        .where('next_run_at', '<=', now);
-      if (store.dialect === 'postgres') query = query.forUpdate().skipLocked();
-      const schedules: ScheduleRow[] = await query.execute();
+      const schedules = await schedulesRepo.takeDue(trx, ids, now, {
+        skipLocked: store.dialect === 'postgres',
+      });
       for (const schedule of schedules) {
         const planned = schedule.next_run_at!;
         const interval = intervalSeconds(schedule.interval, this.timeScale);
         // Keep the cadence when a little late; after downtime, fire once and resume on the slots.
         let next = planned + interval;
         if (next <= now - interval) next = nextSlot(schedule.id, interval, now);
-        await trx.updateTable('schedules').set({ next_run_at: next }).where('id', '=', schedule.id).execute();
-        await this.options.runs.queueScheduled(trx, schedule, planned);
+        await schedulesRepo.setNextRun(trx, schedule.id, next);
+        await this.options.launcher.queueScheduled(trx, schedule, planned);
       }
       return schedules.length;
     });
@@ -162,12 +145,8 @@ export class Scheduler {
   /** A schedule whose run cannot start (its test or environment is gone) moves on to its next slot. */
   private async skip(id: string, now: number): Promise<void> {
     const { db } = this.options.store;
-    const row = await db.selectFrom('schedules').select('interval').where('id', '=', id).executeTakeFirst();
-    if (!row) return;
-    await db
-      .updateTable('schedules')
-      .set({ next_run_at: nextSlot(id, intervalSeconds(row.interval, this.timeScale), now) })
-      .where('id', '=', id)
-      .execute();
+    const interval = await schedulesRepo.intervalOf(db, id);
+    if (interval === undefined) return;
+    await schedulesRepo.setNextRun(db, id, nextSlot(id, intervalSeconds(interval, this.timeScale), now));
   }
 }

@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, nowSeconds } from '../domain/ids.js';
-import type { ScheduleInterval } from '../domain/schedules.js';
+import { canonicalInterval } from '../domain/schedules.js';
 import type { ScheduleRow } from '../store/database.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
 import { schedulesRepo } from '../store/repositories/schedules.js';
@@ -9,9 +9,19 @@ import type { Actor, Principal } from './principal.js';
 import type { TestService } from './tests.js';
 
 export interface ScheduleInput {
-  environment_id?: string | undefined;
-  interval: ScheduleInterval;
-  note?: string | undefined;
+  environment_id?: string | null | undefined;
+  interval: string;
+  note?: string | null | undefined;
+}
+
+/** What a schedule write gives: null means "not given"; the interval in its canonical form (`1.0h` → `1h`). */
+function given(input: Partial<ScheduleInput>) {
+  const { environment_id, interval, note } = input;
+  return {
+    environment_id: environment_id ?? undefined,
+    interval: interval === undefined ? undefined : canonicalInterval(interval),
+    note: note ?? undefined,
+  };
 }
 
 /** A schedule runs its test with one environment: one of the test's own, or a shared one of the bucket. */
@@ -44,8 +54,9 @@ export class ScheduleService {
   }
 
   /** Schedule writes change the test's snapshot, so each one goes through the test's edit (and revision). */
-  async create(actor: Actor, bucketKey: string, testId: string, input: ScheduleInput): Promise<ScheduleRow> {
+  async create(actor: Actor, bucketKey: string, testId: string, body: ScheduleInput): Promise<ScheduleRow> {
     const id = newId();
+    const input = given(body);
     const aggregate = await this.deps.tests.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
       const environmentId = input.environment_id ?? aggregate.test.default_environment_id;
       await checkEnvironment(trx, bucketKey, testId, environmentId);
@@ -54,7 +65,7 @@ export class ScheduleService {
           id,
           test_id: testId,
           environment_id: environmentId,
-          interval: input.interval,
+          interval: input.interval!,
           note: input.note ?? '',
           created_at: nowSeconds(),
           next_run_at: null,
@@ -69,8 +80,9 @@ export class ScheduleService {
     bucketKey: string,
     testId: string,
     id: string,
-    patch: Partial<ScheduleInput>,
+    body: Partial<ScheduleInput>,
   ): Promise<ScheduleRow> {
+    const patch = given(body);
     const aggregate = await this.deps.tests.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
       const schedule = aggregate.schedules.find((s) => s.id === id);
       if (!schedule) throw notFound(`Schedule ${id}`);

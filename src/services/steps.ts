@@ -1,6 +1,15 @@
 import { AppError, invalid, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { type EmbeddedStep, findStep, LIMITS, normalizeStep, type Step, StepInput } from '../domain/steps.js';
+import { dropNulls } from '../domain/schema.js';
+import {
+  type EmbeddedStep,
+  findStep,
+  LIMITS,
+  normalizeStep,
+  REQUIRED_STEP_FIELDS,
+  type Step,
+  StepInput,
+} from '../domain/steps.js';
 import { stepsRepo } from '../store/repositories/steps.js';
 import type { Actor, Principal } from './principal.js';
 import { stepIdAllocator, type TestAggregate, type TestService } from './tests.js';
@@ -101,6 +110,10 @@ export class StepService {
     });
   }
 
+  async list(principal: Principal, bucketKey: string, testId: string): Promise<Step[]> {
+    return (await this.deps.tests.get(principal, bucketKey, testId)).steps;
+  }
+
   async get(principal: Principal, bucketKey: string, testId: string, stepId: string): Promise<Step> {
     const aggregate = await this.deps.tests.get(principal, bucketKey, testId);
     const step = findStep(aggregate.steps, stepId);
@@ -111,17 +124,24 @@ export class StepService {
   /**
    * Changes the properties given; the merged step is validated as a whole. The step type cannot change.
    * For a condition, `steps` replaces its embedded steps (ids of its own embedded steps are kept).
+   * A property given as null is left unchanged. Answers the updated step.
    */
-  update(
+  async update(
     actor: Actor,
     bucketKey: string,
     testId: string,
     stepId: string,
-    patch: Record<string, unknown>,
-  ): Promise<TestAggregate> {
-    return this.deps.tests.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
+    body: Record<string, unknown>,
+  ): Promise<Step> {
+    const aggregate = await this.deps.tests.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
       const current = findStep(aggregate.steps, stepId);
       if (!current) throw notFound(`Step ${stepId}`);
+      // null leaves an optional property as it is; a null step type or required field is refused below.
+      const required = REQUIRED_STEP_FIELDS[current.step_type];
+      const patch = dropNulls(
+        body,
+        Object.keys(body).filter((key) => key !== 'step_type' && !required.includes(key)),
+      );
       if (patch.step_type !== undefined && patch.step_type !== current.step_type) {
         throw invalid(
           '/step_type',
@@ -142,6 +162,7 @@ export class StepService {
       );
       await stepsRepo.replaceAll(trx, testId, steps);
     });
+    return findStep(aggregate.steps, stepId)!;
   }
 
   /** Deletes a step; deleting a condition deletes its embedded steps with it. */

@@ -1,8 +1,7 @@
-import { type EnvironmentInput, normalizeSettings, type StoredSettings } from '../domain/environments.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, newSecret, nowFloat, nowSeconds } from '../domain/ids.js';
-import type { ScheduleInterval } from '../domain/schedules.js';
-import { defaultRequestStep, normalizeStep, type Step, type StepInput, stepIds } from '../domain/steps.js';
+import { normalizeStep, type Step, type StepInput, stepIds } from '../domain/steps.js';
+import { dropNulls } from '../domain/schema.js';
 import type { EnvironmentRow, RevisionRow, ScheduleRow } from '../store/database.js';
 import { lockRow } from '../store/locks.js';
 import type { BucketWithTeam } from '../store/repositories/buckets.js';
@@ -14,15 +13,13 @@ import { type LastRunSummary, type TestWithCreator, testsRepo } from '../store/r
 import { type RecentRun, runsRepo } from '../store/repositories/runs.js';
 import type { Executor, Store, Trx } from '../store/store.js';
 import { BUCKET_KEY_PATTERN, type BucketService } from './buckets.js';
-import {
-  checkEnvironmentLimit,
-  checkParent,
-  environmentView,
-  newEnvironmentRow,
-  storedSettings,
-} from './environments.js';
+import { checkEnvironmentLimit, checkParent, environmentView } from './environments.js';
 import type { Actor, Principal } from './principal.js';
+import { exportTest, newTestParts, type TestCreateInput, type TestExport } from './test-transfer.js';
 import { type RevisionEntry, recordRevisions } from './revisions.js';
+
+/** The shape the API presents. */
+export type { TestWithCreator } from '../store/repositories/tests.js';
 
 /** A test with everything its detail form shows. */
 export interface TestAggregate {
@@ -34,41 +31,33 @@ export interface TestAggregate {
   lastRun?: LastRunSummary | null;
 }
 
-/** The body of a test create: a plain `{name, description}` or a whole exported test (import). */
-export interface TestCreateInput {
-  name: string;
-  description?: string | null | undefined;
-  default_environment_id?: string | undefined;
-  environments?: (EnvironmentInput & { id?: string | undefined })[] | undefined;
-  shared_environments?: (EnvironmentInput & { id: string })[] | undefined;
-  steps?: StepInput[] | undefined;
-  schedules?:
-    | { environment_id?: string | undefined; interval: ScheduleInterval; note?: string | undefined }[]
-    | undefined;
-}
-
 export interface TestPatch {
   name?: string | undefined;
   description?: string | null | undefined;
-  default_environment_id?: string | undefined;
-  steps?: StepInput[] | undefined;
+  default_environment_id?: string | null | undefined;
+  steps?: StepInput[] | null | undefined;
 }
 
-/** The portable form of a test (`GET …/export`), accepted back by POST …/tests. */
-export interface TestExport {
-  vigil_export_version: 1;
-  id: string;
-  name: string;
-  description: string | null;
-  default_environment_id: string;
-  environments: (StoredSettings & { id: string; name: string; parent_environment_id: string | null })[];
-  shared_environments: (StoredSettings & {
-    id: string;
-    name: string;
-    parent_environment_id: string | null;
-  })[];
-  steps: Step[];
-  schedules: { environment_id: string; interval: string; note: string }[];
+const NULL_MEANS_ABSENT = [
+  'default_environment_id',
+  'environments',
+  'shared_environments',
+  'steps',
+  'schedules',
+] as const;
+
+/**
+ * What a test write really gives: null, and an empty `default_environment_id`, mean "not given", as
+ * clients of the original service send them (`"steps": null`, `"default_environment_id": ""`).
+ */
+function given<T extends Partial<Record<(typeof NULL_MEANS_ABSENT)[number], unknown>>>(input: T) {
+  const out = dropNulls(input, NULL_MEANS_ABSENT.filter((key) => key in input) as (keyof T)[]);
+  if ((out as { default_environment_id?: unknown }).default_environment_id === '') {
+    delete (out as { default_environment_id?: unknown }).default_environment_id;
+  }
+  return out as {
+    [K in keyof T]: K extends (typeof NULL_MEANS_ABSENT)[number] ? Exclude<T[K], null> : T[K];
+  };
 }
 
 export const DEFAULT_TESTS_PAGE = 50;
@@ -114,15 +103,6 @@ export function stepIdAllocator(keep: ReadonlySet<string>): (input: { id?: strin
   };
 }
 
-function exportedEnvironment(row: EnvironmentRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    parent_environment_id: row.parent_environment_id,
-    ...storedSettings(row),
-  };
-}
-
 export class TestService {
   constructor(private readonly deps: { store: Store; buckets: BucketService }) {}
 
@@ -133,7 +113,12 @@ export class TestService {
   ): Promise<TestWithCreator[]> {
     await this.deps.buckets.require(principal, bucketKey);
     const count = Math.min(page.count ?? DEFAULT_TESTS_PAGE, MAX_TESTS_PAGE);
-    return testsRepo.list(this.deps.store.db, bucketKey, count, page.offset ?? 0);
+    // Newest first, as the original service listed them (its clients page with count/offset).
+    return testsRepo.list(this.deps.store.db, bucketKey, {
+      count,
+      offset: page.offset ?? 0,
+      first: 'newest',
+    });
   }
 
   /**
@@ -149,7 +134,7 @@ export class TestService {
     await this.deps.buckets.require(principal, bucketKey);
     const count = Math.min(page.count ?? DEFAULT_SUMMARIES_PAGE, MAX_TESTS_PAGE);
     const [tests, total] = await Promise.all([
-      testsRepo.list(db, bucketKey, count, page.offset ?? 0),
+      testsRepo.list(db, bucketKey, { count, offset: page.offset ?? 0, first: 'oldest' }),
       testsRepo.countInBucket(db, bucketKey),
     ]);
     const ids = tests.map((t) => t.id);
@@ -261,7 +246,7 @@ export class TestService {
       await checkEnvironmentLimit(trx, bucketKey, environmentsAdded);
       const created: TestAggregate[] = [];
       for (const [index, input] of inputs.entries()) {
-        created.push(await this.createOne(trx, actor, bucket, input, isArray ? `/${index}` : ''));
+        created.push(await this.createOne(trx, actor, bucket, given(input), isArray ? `/${index}` : ''));
       }
       return created;
     });
@@ -276,83 +261,14 @@ export class TestService {
   ): Promise<TestAggregate> {
     const testId = newId();
     const now = nowSeconds();
-
-    // Environment ids of an import are remapped to new ones; shared parents are matched or recreated.
-    const envIds = new Map<string, string>();
-    const sharedRows: EnvironmentRow[] = [];
-    for (const [i, shared] of (input.shared_environments ?? []).entries()) {
-      const existing = isUuid(shared.id)
-        ? await environmentsRepo.inBucket(trx, bucket.key, shared.id)
-        : undefined;
-      if (existing && existing.test_id === null) {
-        envIds.set(shared.id, existing.id);
-        continue;
-      }
-      if (existing)
-        throw invalid(`${at}/shared_environments/${i}/id`, 'names a test environment of this bucket');
-      const row = newEnvironmentRow(
-        { name: shared.name, settings: normalizeSettings(shared) },
-        bucket.key,
-        null,
-      );
-      envIds.set(shared.id, row.id);
-      sharedRows.push(row);
-    }
-    const envInputs = input.environments?.length ? input.environments : [{ name: 'Test Settings' }];
-    const envRows = envInputs.map((env) => {
-      const row = newEnvironmentRow({ name: env.name, settings: normalizeSettings(env) }, bucket.key, testId);
-      if (env.id) envIds.set(env.id, row.id);
-      return row;
-    });
-    const resolveEnv = async (ref: string | null | undefined, field: string): Promise<string | null> => {
-      if (ref === null || ref === undefined) return null;
-      const mapped = envIds.get(ref);
-      if (mapped) return mapped;
-      const shared = isUuid(ref) ? await environmentsRepo.inBucket(trx, bucket.key, ref) : undefined;
-      if (shared && shared.test_id === null) return shared.id;
-      throw invalid(
-        field,
-        `names environment ${ref}, which is neither in this import nor a shared environment of the bucket`,
-      );
-    };
-    for (const [i, shared] of (input.shared_environments ?? []).entries()) {
-      const row = sharedRows.find((r) => r.id === envIds.get(shared.id));
-      if (row)
-        row.parent_environment_id = await resolveEnv(
-          shared.parent_environment_id,
-          `${at}/shared_environments/${i}/parent_environment_id`,
-        );
-    }
-    for (const [i, env] of envInputs.entries()) {
-      const parent = 'parent_environment_id' in env ? env.parent_environment_id : undefined;
-      envRows[i]!.parent_environment_id = await resolveEnv(
-        parent,
-        `${at}/environments/${i}/parent_environment_id`,
-      );
-    }
-    const defaultEnvironmentId =
-      input.default_environment_id !== undefined
-        ? (await resolveEnv(input.default_environment_id, `${at}/default_environment_id`))!
-        : envRows[0]!.id;
-
-    const steps = input.steps
-      ? input.steps.map((s) => normalizeStep(s, () => newId()))
-      : [defaultRequestStep(newId())];
-    const schedules: ScheduleRow[] = [];
-    for (const [i, s] of (input.schedules ?? []).entries()) {
-      schedules.push({
-        id: newId(),
-        test_id: testId,
-        environment_id: (await resolveEnv(
-          s.environment_id ?? defaultEnvironmentId,
-          `${at}/schedules/${i}/environment_id`,
-        ))!,
-        interval: s.interval,
-        note: s.note ?? '',
-        created_at: now,
-        next_run_at: null,
-      });
-    }
+    const { sharedRows, envRows, defaultEnvironmentId, steps, schedules } = await newTestParts(
+      trx,
+      bucket,
+      testId,
+      input,
+      at,
+      now,
+    );
 
     await testsRepo.insert(trx, {
       id: testId,
@@ -394,7 +310,8 @@ export class TestService {
   }
 
   /** PUT: changes only the properties given. `steps` replaces the step list; ids of the test's own steps are kept. */
-  update(actor: Actor, bucketKey: string, testId: string, patch: TestPatch): Promise<TestAggregate> {
+  update(actor: Actor, bucketKey: string, testId: string, body: TestPatch): Promise<TestAggregate> {
+    const patch = given(body);
     return this.edit(actor, bucketKey, testId, async ({ trx, aggregate }) => {
       const { test } = aggregate;
       if (patch.default_environment_id !== undefined) {
@@ -456,37 +373,7 @@ export class TestService {
 
   async export(principal: Principal, bucketKey: string, testId: string): Promise<TestExport> {
     const { test } = await this.requireTest(principal, bucketKey, testId);
-    const aggregate = await this.load(this.deps.store.db, test);
-    // Shared environments the test's environments (or its default) inherit from travel with it.
-    const shared = new Map<string, EnvironmentRow>();
-    const pending = [
-      test.default_environment_id,
-      ...aggregate.environments.map((e) => e.parent_environment_id),
-    ];
-    while (pending.length > 0) {
-      const id = pending.pop();
-      if (!id || shared.has(id) || aggregate.environments.some((e) => e.id === id)) continue;
-      const row = await environmentsRepo.inBucket(this.deps.store.db, bucketKey, id);
-      if (row && row.test_id === null) {
-        shared.set(id, row);
-        pending.push(row.parent_environment_id);
-      }
-    }
-    return {
-      vigil_export_version: 1,
-      id: test.id,
-      name: test.name,
-      description: test.description,
-      default_environment_id: test.default_environment_id,
-      environments: aggregate.environments.map(exportedEnvironment),
-      shared_environments: [...shared.values()].map(exportedEnvironment),
-      steps: aggregate.steps,
-      schedules: aggregate.schedules.map((s) => ({
-        environment_id: s.environment_id,
-        interval: s.interval,
-        note: s.note,
-      })),
-    };
+    return exportTest(this.deps.store.db, bucketKey, await this.load(this.deps.store.db, test));
   }
 
   /** Revisions of the test and of its environments (spec 4.2). */

@@ -1,5 +1,5 @@
-import type { MessageFiltersInput } from '../capture/filters.js';
-import { MESSAGE_VIEWS, type MessageView } from '../capture/message.js';
+import type { MessageFiltersInput } from '../domain/message-filters.js';
+import { MESSAGE_VIEWS, type MessageView } from '../domain/messages.js';
 import { AppError, invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, nowFloat } from '../domain/ids.js';
 import { lockRow } from '../store/locks.js';
@@ -8,6 +8,9 @@ import type { Executor, Store, Trx } from '../store/store.js';
 import type { BucketService } from './buckets.js';
 import { checkMessageFilters } from './messages.js';
 import type { Principal } from './principal.js';
+
+/** The shape the API presents. */
+export type { SavedViewWithCreator } from '../store/repositories/views.js';
 
 export const MAX_VIEWS_PER_BUCKET = 100;
 export const VIEW_NAME_LENGTH = 100;

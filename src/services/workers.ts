@@ -34,6 +34,8 @@ export interface RegionSummary {
   workers: number;
   concurrency: number;
   last_seen_at: number;
+  /** Host name of the worker of the region heard from last. */
+  hostname: string;
 }
 
 /**
@@ -82,9 +84,16 @@ export class WorkerRegistry {
     for (const worker of await this.live()) {
       if (worker.kind === 'agent') continue;
       for (const region of regionsOf(worker)) {
-        const entry = byRegion.get(region) ?? { region, workers: 0, concurrency: 0, last_seen_at: 0 };
+        const entry = byRegion.get(region) ?? {
+          region,
+          workers: 0,
+          concurrency: 0,
+          last_seen_at: 0,
+          hostname: '',
+        };
         entry.workers += 1;
         entry.concurrency += worker.concurrency;
+        if (worker.last_seen_at >= entry.last_seen_at) entry.hostname = worker.hostname;
         entry.last_seen_at = Math.max(entry.last_seen_at, worker.last_seen_at);
         byRegion.set(region, entry);
       }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
  * The Kysely database type. Both dialects use the same column types: text ids (UUIDs), integer
@@ -31,6 +31,9 @@ export interface Database {
   notification_attempts: NotificationAttemptTable;
   outbox: OutboxTable;
   saved_views: SavedViewTable;
+  idempotency_keys: IdempotencyKeyTable;
+  team_roles: TeamRoleTable;
+  team_invitations: TeamInvitationTable;
 }
 
 export interface AccountTable {
@@ -52,7 +55,32 @@ export interface TeamMemberTable {
   account_id: string;
   role: 'owner' | 'member';
   created_at: number;
+  /** The member's team role; null: every permission but manage_team. Owners have every one. */
+  role_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+/** A role of a team: the permissions of the members holding it (JSON array). */
+export interface TeamRoleTable {
+  id: string;
+  team_id: string;
+  name: string;
+  permissions: string;
+  created_at: number;
+}
+export type TeamRoleRow = Selectable<TeamRoleTable>;
+
+/** An invitation to join a team, sent by e-mail; its token is kept only as a SHA-256 hash. */
+export interface TeamInvitationTable {
+  id: string;
+  team_id: string;
+  email: string;
+  role_id: string | null;
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+}
+export type TeamInvitationRow = Selectable<TeamInvitationTable>;
 
 export interface BucketTable {
   key: string;
@@ -67,6 +95,8 @@ export interface BucketTable {
   created_at: number;
   /** Messages older than this many days are deleted (shared ones excepted). */
   retention_days: number;
+  /** When set, capture and gateway requests must present it (Vigil-Bucket-Auth); null: the key suffices. */
+  auth_token: string | null;
 }
 
 export interface ClientApplicationTable {
@@ -94,6 +124,10 @@ export interface AccessTokenTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Given when the account made the token on its token page; null for the others. */
+  name: string | null;
+  /** From this second on the token is refused; null: it lasts until revoked. */
+  expires_at: number | null;
 }
 
 /** Authorization codes of the web application flow (spec 5): single use, valid 60 seconds. */
@@ -214,6 +248,10 @@ export interface TestRunTable {
   worker_id: string | null;
   /** How many times the run was handed to a worker (a run whose worker died is handed over once more). */
   executions: number;
+  /** Hand-overs by workers that stopped cleanly; they do not count against the crash hand-over. */
+  handovers: number;
+  /** Attempts cut short by a stopping worker (JSON array of InterruptedAttempt), until the run finishes. */
+  interrupted_attempts: string | null;
   /** The start its schedule planned, for scheduled runs. */
   planned_at: number | null;
   /** The schedule that started the run. */
@@ -419,3 +457,18 @@ export interface SavedViewTable {
   updated_at: number;
 }
 export type SavedViewRow = Selectable<SavedViewTable>;
+
+/** The first answer to a request sent with an `Idempotency-Key`, replayed to its retries for 24 h. */
+export interface IdempotencyKeyTable {
+  /** What the key is unique within: the caller and the request path. */
+  scope: string;
+  key: string;
+  /** A hash of the method, path and body, so a key reused for another request is refused. */
+  fingerprint: string;
+  created_at: number;
+  /** null while the first request is still being answered. */
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+}
+export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>;

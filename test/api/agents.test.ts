@@ -550,6 +550,7 @@ void describeApi('remote agents', (get) => {
     assert.deepEqual(polled.json().data.limits, {
       run_timeout_seconds: 900,
       response_body_limit: 1024 * 1024,
+      check_timeout_ms: 1000,
     });
     await h.call({
       method: 'POST',

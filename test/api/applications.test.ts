@@ -5,7 +5,17 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import { describeApi } from '../helpers/api.js';
 
 const APPLICATION_KEYS = ['callback_url', 'client_id', 'created_at', 'is_public', 'name', 'website_url'];
-const TOKEN_KEYS = ['client_id', 'client_name', 'created_at', 'id', 'kind', 'last_used_at', 'scopes'];
+const TOKEN_KEYS = [
+  'client_id',
+  'client_name',
+  'created_at',
+  'expires_at',
+  'id',
+  'kind',
+  'last_used_at',
+  'name',
+  'scopes',
+];
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 const input = (overrides: Record<string, unknown> = {}) => ({
@@ -237,6 +247,75 @@ await describeApi('client applications and tokens', (get) => {
     assert.ok(!(await data('GET', '/account/tokens')).some((t: any) => t.id === id));
     await expectError({ method: 'DELETE', url: `/account/tokens/${id}` }, 404, 'not_found');
     assert.equal((await data('GET', `/applications/${created.client_id}`)).name, 'Revoked soon');
+  });
+
+  test('POST /account/tokens makes a named token with its scopes and lifetime, shown once', async () => {
+    const { call, data, store, expectError } = get();
+    const response = await call({
+      method: 'POST',
+      url: '/account/tokens',
+      body: { name: 'CI reader', scopes: ['api:read', 'api:read'], expires_in: 3600 },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    const made = response.json().data;
+    assert.deepEqual(Object.keys(made).sort(), [...TOKEN_KEYS, 'token'].sort());
+    assert.match(made.token, /^vgl_at_[A-Za-z0-9_-]{43}$/);
+    assert.equal(made.name, 'CI reader');
+    assert.equal(made.kind, 'personal');
+    assert.deepEqual(made.scopes, ['api:read']);
+    assert.equal(made.expires_at, made.created_at + 3600);
+
+    const listed = (await data('GET', '/account/tokens')).find((t: any) => t.id === made.id);
+    assert.equal(listed.name, 'CI reader');
+    assert.equal(listed.expires_at, made.expires_at);
+    assert.ok(!JSON.stringify(listed).includes(made.token));
+
+    // It reads, but it cannot write tests nor make a wider token: it holds fewer than every scope.
+    assert.equal((await call({ method: 'GET', url: '/buckets', as: made.token })).statusCode, 200);
+    await expectError(
+      {
+        method: 'POST',
+        url: '/account/tokens',
+        as: made.token,
+        body: { name: 'wider', scopes: [...SCOPES] },
+      },
+      403,
+      'forbidden',
+    );
+    await expectError({ method: 'GET', url: '/applications', as: made.token }, 403, 'forbidden');
+
+    // Past its expiry it is refused and no longer listed.
+    await store.db
+      .updateTable('access_tokens')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('id', '=', made.id)
+      .execute();
+    await expectError({ method: 'GET', url: '/buckets', as: made.token }, 401, 'unauthorized');
+    assert.ok(!(await data('GET', '/account/tokens')).some((t: any) => t.id === made.id));
+
+    // Without expires_in it lasts until revoked; unknown scopes and blank names are refused.
+    const lasting = await data('POST', '/account/tokens', {
+      name: 'Deploys',
+      scopes: ['test:write', 'api:read'],
+    });
+    assert.equal(lasting.expires_at, null);
+    assert.deepEqual(lasting.scopes, ['api:read', 'test:write']);
+    await expectError(
+      { method: 'POST', url: '/account/tokens', body: { name: 'x', scopes: ['everything'] } },
+      400,
+      'validation_failed',
+    );
+    await expectError(
+      { method: 'POST', url: '/account/tokens', body: { name: '  ', scopes: ['api:read'] } },
+      400,
+      'validation_failed',
+      '/name',
+    );
+    await expectError(
+      { method: 'POST', url: '/account/tokens', body: { name: 'x', scopes: [] } },
+      400,
+      'validation_failed',
+    );
   });
 
   test('a token may revoke itself', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SCOPES } from '../../src/domain/scopes.js';
 import { describeApi } from '../helpers/api.js';
+import { defaultSqliteDriver } from '../../src/store/dialects/sqlite-drivers.js';
 
 await describeApi('authentication, scopes and the error envelope', (get) => {
   const bucket = () => `/buckets/${get().alice.bucketKey}`;
@@ -237,7 +238,11 @@ await describeApi('authentication, scopes and the error envelope', (get) => {
     const { call } = get();
     const health = await call({ method: 'GET', url: '/health', as: null });
     assert.equal(health.statusCode, 200);
-    assert.deepEqual(health.json(), { status: 'ok' });
+    // The runtime beside the status: this Node, and the store's driver (node:sqlite where Node has it).
+    const { store, driver, ...rest } = health.json();
+    assert.deepEqual(rest, { status: 'ok', node: process.version });
+    if (store === 'postgres') assert.equal(driver, 'pg');
+    else assert.deepEqual([store, driver], ['sqlite', defaultSqliteDriver()]);
     const openapi = await call({ method: 'GET', url: '/openapi.json', as: null });
     assert.equal(openapi.statusCode, 200);
     const doc = openapi.json();

@@ -25,7 +25,10 @@ await describeApi('account and buckets', (get) => {
     assert.match(bucket.trigger_url, /^http:\/\/vigil\.test\/radar\/bucket\/[A-Za-z0-9_-]+\/trigger$/);
     assert.equal(bucket.tests_url, `http://vigil.test/buckets/${bucket.key}/tests`);
     assert.equal(bucket.messages_url, `http://vigil.test/buckets/${bucket.key}/messages`);
-    assert.equal(bucket.capture_url, `http://vigil.test/capture/${bucket.key}`);
+    assert.equal(bucket.capture_url, `http://traffic.vigil.test/capture/${bucket.key}`);
+    assert.equal(bucket.gateway_url, `http://traffic.vigil.test/gateway/${bucket.key}`);
+    assert.equal(bucket.gateway_domain, null);
+    assert.equal(bucket.auth_token, null);
     assert.deepEqual(Object.keys(bucket.team).sort(), ['id', 'name']);
     assert.equal(typeof bucket.created_at, 'number');
   });

@@ -317,8 +317,12 @@ interface Report {
 const clip = (text: string, n = 240) =>
   text.length > n ? `${text.slice(0, n)}…(${text.length} chars)` : text;
 
-/** Routes whose success is not the envelope: health, and documents meant for other tools (HAR). */
-const PLAIN_SUCCESS = new Set(['/health', '/buckets/{bucket_key}/messages.har']);
+/** Routes whose success is not the envelope: health, and documents meant for other tools (HAR, test files). */
+const PLAIN_SUCCESS = new Set([
+  '/health',
+  '/buckets/{bucket_key}/messages.har',
+  '/buckets/{bucket_key}/tests/{test_id}/export',
+]);
 
 function judge(c: Case, res: LightMyRequestResponse): string[] {
   const problems: string[] = [];
@@ -704,6 +708,8 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
     // would change alice's name in every snapshot (created_by), and a valid password change needs
     // the current password, so schema-valid bodies are refused by the service.
 
+    'POST /teams/{team_id}/roles': { name: 'Hostile role', permissions: ['view'] },
+    'POST /teams/{team_id}/invitations': { email: 'hostile@example.com' },
     'POST /buckets/{bucket_key}/views': { name: 'Hostile view', stream: 'messages', filters: { q: 'x' } },
     'PUT /buckets/{bucket_key}/views/{view_id}': { name: 'Renamed view', stream: 'errors' },
     'POST /buckets/{bucket_key}/messages': {
@@ -728,6 +734,8 @@ interface Target {
   verdict(body: unknown): boolean | undefined;
   /** Whether every field gets its own cases (off where another target has the same fields). */
   matrix: boolean;
+  /** Whether the route documents a form body too (POST /buckets, as go-runscope sends it). */
+  forms?: boolean;
 }
 
 function targetsFor(
@@ -811,6 +819,7 @@ function targetsFor(
         return accepts(schema, body);
       },
       matrix: true,
+      forms: op?.requestBody?.content?.['application/x-www-form-urlencoded'] !== undefined,
     },
   ];
 }
@@ -1060,7 +1069,14 @@ function bodyCases(target: Target, rng: () => number): BodyCase[] {
   if (base !== undefined) {
     invalid('no Content-Type', baseText, [415], null);
     invalid('text/plain', baseText, [415], 'text/plain');
-    invalid('form encoded', 'name=x', [415], 'application/x-www-form-urlencoded');
+    if (target.forms) {
+      cases.push({
+        label: 'form encoded',
+        payload: 'name=x',
+        kind: 'either',
+        contentType: 'application/x-www-form-urlencoded',
+      });
+    } else invalid('form encoded', 'name=x', [415], 'application/x-www-form-urlencoded');
     invalid('application/jsonp', baseText, [415], 'application/jsonp');
     cases.push({
       label: 'charset=latin1',

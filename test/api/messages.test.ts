@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import type { NewMessage } from '../../src/capture/message.js';
+import type { NewMessage } from '../../src/domain/messages.js';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 
 const exchange = (extra: { request?: Record<string, unknown>; response?: Record<string, unknown> } = {}) => ({

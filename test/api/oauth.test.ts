@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { oauthRoutes, type SessionLookup } from '../../src/api/oauth/routes.js';
+import { OAuthService } from '../../src/services/oauth.js';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 
 const CALLBACK = 'https://client.example/callback';
@@ -54,9 +55,20 @@ describeApi('OAuth web application flow', (get) => {
     });
     oauth = Fastify({ logger: { level: 'trace', stream } });
     await oauth.register(
-      oauthRoutes({ services: h.server.services, store: h.store, publicUrl: PUBLIC_URL }, fakeSessions, {
-        now: () => Date.now() + offset,
-      }),
+      oauthRoutes(
+        {
+          services: {
+            ...h.server.services,
+            oauth: new OAuthService({
+              store: h.store,
+              tokens: h.server.services.tokens,
+              publicUrl: PUBLIC_URL,
+              now: () => Date.now() + offset,
+            }),
+          },
+        },
+        fakeSessions,
+      ),
     );
     await oauth.ready();
     const created = await h.server.services.tokens.createApplication(h.store.db, {

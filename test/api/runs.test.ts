@@ -382,6 +382,73 @@ await describeApi('runs and triggers', (get) => {
     );
   });
 
+  test('batch trigger: each variable set is held to the limits of a trigger call', async () => {
+    const { expectError } = get();
+    const t = await newTest('Batch limits', [request('{{base}}/batch-limits')]);
+    const triggerUrl = pathOf(t.trigger_url);
+    const batchUrl = triggerUrl.replace(/\/trigger$/, '/batch');
+    const long = 'x'.repeat(100_001);
+    const many = Object.fromEntries(Array.from({ length: 501 }, (_, n) => [`v${n}`, n]));
+    // The single trigger refuses these…
+    await expectError(
+      {
+        method: 'POST',
+        url: triggerUrl,
+        as: null,
+        body: 'nul=a%00b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      400,
+      'validation_failed',
+      'body.nul',
+    );
+    await expectError(
+      { method: 'POST', url: triggerUrl, as: null, body: { big: long } },
+      400,
+      'validation_failed',
+      'body.big',
+    );
+    await expectError(
+      { method: 'POST', url: triggerUrl, as: null, body: many },
+      400,
+      'validation_failed',
+      'query',
+    );
+    // …and so does the batch, naming the variable set and the variable (a NUL is refused as in
+    // any JSON body).
+    const big = await expectError(
+      { method: 'POST', url: batchUrl, as: null, body: [{ n: 1 }, { big: long }] },
+      400,
+      'validation_failed',
+      '/1/big',
+    );
+    assert.match(big.message, /longer than 100000 characters/);
+    const nul = await expectError(
+      { method: 'POST', url: batchUrl, as: null, body: [{ nul: 'a\u0000b' }] },
+      400,
+      'validation_failed',
+      '/0/nul',
+    );
+    assert.match(nul.message, /NUL/);
+    const crowded = await expectError(
+      { method: 'POST', url: batchUrl, as: null, body: [{ n: 1 }, { n: 2 }, many] },
+      400,
+      'validation_failed',
+      '/2',
+    );
+    assert.match(crowded.message, /more than 500 parameters/);
+    // At the limits, a set is taken.
+    const edge = Object.fromEntries(Array.from({ length: 500 }, (_, n) => [`v${n}`, n]));
+    const response = await get().call({
+      method: 'POST',
+      url: batchUrl,
+      as: null,
+      body: [{ ...edge, v0: 'x'.repeat(100_000) }],
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    for (const run of response.json().data.runs) await waitFinished(t.id, run.test_run_id);
+  });
+
   test('the bucket trigger runs every test of the bucket', async () => {
     const { data, call } = get();
     const key = (await data('POST', '/buckets', { name: `Trigger bucket ${Date.now()}` })).key;

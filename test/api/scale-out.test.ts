@@ -56,7 +56,7 @@ await describeApi('scheduler, run reaper and regions', (get) => {
 
   test('a schedule fires once per planned start, with the planned time; no burst after downtime', async () => {
     const { data, server } = get();
-    const scheduler = new Scheduler({ store: server.store, runs: server.services.runs });
+    const scheduler = new Scheduler({ store: server.store, launcher: server.services.launcher });
     const t = await data('POST', tests(), { name: 'Every minute' });
     const s = await data('POST', `${tests()}/${t.id}/schedules`, { interval: '1m' });
     const t0 = Math.floor(nowFloat());
@@ -88,7 +88,7 @@ await describeApi('scheduler, run reaper and regions', (get) => {
 
   test('changed and deleted schedules take effect on the next tick', async () => {
     const { data, call, server } = get();
-    const scheduler = new Scheduler({ store: server.store, runs: server.services.runs });
+    const scheduler = new Scheduler({ store: server.store, launcher: server.services.launcher });
     const t = await data('POST', tests(), { name: 'Changing' });
     const s = await data('POST', `${tests()}/${t.id}/schedules`, { interval: '1d' });
     const t0 = Math.floor(nowFloat());
@@ -114,8 +114,8 @@ await describeApi('scheduler, run reaper and regions', (get) => {
     // A second store: its own connections, as a second serve process would have.
     const otherStore = databaseUrl ? Store.open({ databaseUrl, dataDir: '.' }) : server.store;
     try {
-      const a = new Scheduler({ store: server.store, runs: server.services.runs });
-      const b = new Scheduler({ store: otherStore, runs: server.services.runs });
+      const a = new Scheduler({ store: server.store, launcher: server.services.launcher });
+      const b = new Scheduler({ store: otherStore, launcher: server.services.launcher });
       const t0 = Math.floor(nowFloat());
       await a.tick(t0);
       // Each schedule's first slot lies in (t0, t0 + 300]: ticks one interval apart find exactly one
@@ -141,13 +141,13 @@ await describeApi('scheduler, run reaper and regions', (get) => {
     });
     const reaper = new RunReaper({
       store: server.store,
-      runs: server.services.runs,
+      executor: server.services.executor,
       registry,
       queueTimeoutSeconds: 3600,
     });
     const t = await data('POST', tests(), { name: 'Orphaned' });
     const [run] = (await data('POST', `${tests()}/${t.id}/runs`, {})).runs;
-    const runs = server.services.runs;
+    const runs = server.services.executor;
     await registry.announce({ id: 'ghost-1', kind: 'worker', regions: null, concurrency: 1 });
     assert.ok(await runs.claimRun(run.test_run_id, 'ghost-1'));
     assert.deepEqual(await reaper.reap(), { handedOver: 0, canceled: 0 }, 'a live worker keeps its run');
@@ -180,7 +180,7 @@ await describeApi('scheduler, run reaper and regions', (get) => {
     const registry = new WorkerRegistry({ store: server.store });
     const reaper = new RunReaper({
       store: server.store,
-      runs: server.services.runs,
+      executor: server.services.executor,
       registry,
       queueTimeoutSeconds: 30,
     });
@@ -231,8 +231,13 @@ await describeApi('scheduler, run reaper and regions', (get) => {
         last_seen_at: 0,
       })
       .execute();
-    const regions = await data('GET', '/regions');
+    const { regions } = await data('GET', '/regions');
     const byRegion = Object.fromEntries(regions.map((r: { region: string }) => [r.region, r]));
+    // The original service's fields beside Vigil's live figures.
+    assert.equal(byRegion['eu-west'].region_code, 'eu-west');
+    assert.equal(byRegion['eu-west'].service_provider, 'self-hosted');
+    assert.equal(typeof byRegion['eu-west'].location, 'string');
+    assert.equal(typeof byRegion['eu-west'].hostname, 'string');
     assert.equal(byRegion['eu-west'].workers, 2);
     assert.equal(byRegion['eu-west'].concurrency, 8);
     assert.equal(byRegion['us-east'].workers, 1);

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeApi } from '../helpers/api.js';
+import { withoutExportStamp } from '../helpers/export-stamp.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '1d'];
 
-await describeApi('schedules API', (get) => {
+await describeApi('schedules API', (harness) => {
+  const get = () => withoutExportStamp(harness());
   const bucket = () => get().alice.bucketKey;
   const tests = (key = bucket()) => `/buckets/${key}/tests`;
   const schedules = (testId: string, key = bucket()) => `${tests(key)}/${testId}/schedules`;

@@ -33,9 +33,11 @@ const PERSONAL = [
   'POST /applications/{client_id}/secret',
   'DELETE /applications/{client_id}',
   'GET /account/tokens',
+  'POST /account/tokens',
   'DELETE /account/tokens/{token_id}',
   'PUT /account',
   'POST /account/password',
+  'POST /invitations/{token}/accept',
 ];
 
 /** Every operation of the OpenAPI document with the scope its `x-vigil-scope` names. */
@@ -111,10 +113,12 @@ await describeApi('every documented operation × every scope', (get) => {
       integration_type: 'webhook',
       config: { url: 'https://hooks.example.com/scopes' },
     });
+    const role = await h.data('POST', `/teams/${teamId}/roles`, { name: 'Scoped', permissions: ['view'] });
     const real: Record<string, string> = {
       team_id: teamId,
       agent_id: agent.id,
       integration_id: integration.id,
+      role_id: role.uuid,
       bucket_key: bucket.key,
       test_id: created.id,
       step_id: created.steps[0].id,

@@ -26,9 +26,10 @@ await describeApi('test summaries', (get) => {
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json();
     assert.deepEqual(body.meta, { status: 'success', total: 2 });
+    // Oldest first: the reverse of GET …/tests, which lists newest first.
     assert.deepEqual(
       body.data.map((t: any) => t.id),
-      (await h.data('GET', `${b}/tests`)).map((t: any) => t.id),
+      (await h.data('GET', `${b}/tests`)).map((t: any) => t.id).reverse(),
     );
     // Both tests were made in the same second: the list orders them by id then, so look them up.
     const one = body.data.find((t: any) => t.id === first.id);

@@ -189,7 +189,7 @@ await describeApi('tests API', (get) => {
   });
 
   test('export and import recreate the test with new ids', async () => {
-    const { data } = get();
+    const { call, data } = get();
     const bucket = get().alice.bucketKey;
     const shared = await data('POST', `/buckets/${bucket}/environments`, {
       name: 'Base',
@@ -213,7 +213,12 @@ await describeApi('tests API', (get) => {
       interval: '1h',
       note: 'hourly',
     });
-    const exported = await data('GET', `${tests()}/${created.id}/export`);
+    const download = await call({ method: 'GET', url: `${tests()}/${created.id}/export` });
+    assert.equal(download.statusCode, 200);
+    assert.equal(download.headers['content-disposition'], 'attachment; filename="Portable.json"');
+    // A download is the bare test, not the envelope: the file goes straight to `vigil run` or an import.
+    const exported = download.json();
+    assert.equal(exported.data, undefined);
     assert.equal(exported.vigil_export_version, 1);
     assert.equal(exported.environments.length, 2);
     assert.equal(exported.shared_environments.length, 1);
@@ -238,7 +243,7 @@ await describeApi('tests API', (get) => {
     assert.ok(imported.steps.every((s: any) => !original.steps.some((o: any) => o.id === s.id)));
 
     // Into another account's bucket the shared parent does not exist: it is recreated there.
-    const { call, bob } = get();
+    const { bob } = get();
     const response = await call({
       method: 'POST',
       url: `/buckets/${bob.bucketKey}/tests`,

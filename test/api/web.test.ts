@@ -51,12 +51,18 @@ await describeApi('web pages', (get) => {
     return { csrf, cookies: { vigil_csrf: csrf } };
   }
 
-  async function signIn(email: string, password: string, next?: string): Promise<Response> {
+  async function signIn(
+    email: string,
+    password: string,
+    next?: string,
+    remoteAddress?: string,
+  ): Promise<Response> {
     const { csrf, cookies } = await signInForm();
     return inject({
       method: 'POST',
       url: '/signin',
       cookies,
+      ...(remoteAddress && { remoteAddress }),
       fields: { csrf_token: csrf, email, password, ...(next !== undefined && { next }) },
     });
   }
@@ -155,6 +161,22 @@ await describeApi('web pages', (get) => {
     assert.ok(retryAfter > 0 && retryAfter <= 15 * 60, String(retryAfter));
     assert.match(response.body, /Too many/);
     assert.equal(cookieValue(response, 'vigil_session'), undefined);
+  });
+
+  test("a stranger's wrong passwords hold back the stranger's address, not the owner", async () => {
+    const stranger = '203.0.113.9';
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await signIn('alice@example.com', `guess ${i}`, undefined, stranger)).statusCode, 401);
+    }
+    assert.equal((await signIn('alice@example.com', PASSWORD, undefined, stranger)).statusCode, 429);
+    const owner = await signIn('alice@example.com', PASSWORD, undefined, '198.51.100.7');
+    assert.equal(owner.statusCode, 303, 'the owner, from an address with no failures, signs in');
+    assert.ok(cookieValue(owner, 'vigil_session'));
+    assert.equal(
+      (await signIn('alice@example.com', PASSWORD, undefined, stranger)).statusCode,
+      429,
+      "the owner's success does not free the stranger's address",
+    );
   });
 
   test('signing out ends the session', async () => {

@@ -9,7 +9,7 @@ import {
   parseIsoTime,
   toHar,
 } from '../../src/capture/har.js';
-import type { MessageRequest, StoredMessage } from '../../src/capture/message.js';
+import type { MessageRequest, StoredMessage } from '../../src/domain/messages.js';
 import { AppError } from '../../src/domain/errors.js';
 
 const CREATOR = { name: 'Vigil', version: '0.0.0-test' };

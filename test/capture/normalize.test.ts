@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { NewMessage } from '../../src/capture/message.js';
+import type { NewMessage } from '../../src/domain/messages.js';
 import {
   bodyBytes,
   bodyFromBytes,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { startServe, vigil } from '../helpers/cli.js';
+import { after, before, describe, test } from 'node:test';
+import { freePort, startServe, vigil } from '../helpers/cli.js';
 import { dialects, freshPostgresDatabase } from '../helpers/dialects.js';
 
 const CREDENTIALS = ['--email', 'Ops@Example.com', '--name', 'Ops', '--password', 'a long passphrase'];
@@ -90,7 +90,8 @@ for (const { fixture, skip } of await dialects()) {
             'another passphrase',
             '--json',
           ],
-          env,
+          // The server answering at PUBLIC_URL serves this store: it takes the token.
+          { ...env, PUBLIC_URL: server.url },
         );
         assert.equal(beside.status, 0, beside.stderr);
         const token = JSON.parse(beside.stdout).access_token;
@@ -104,6 +105,103 @@ for (const { fixture, skip } of await dialects()) {
     });
   });
 }
+
+describe('vigil bootstrap beside a server of another store', () => {
+  const serverDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-cli-server-'));
+  const cloneDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-cli-clone-'));
+  let server: Awaited<ReturnType<typeof startServe>>;
+  before(async () => {
+    server = await startServe({ DATA_DIR: serverDir, DATABASE_URL: '' });
+  });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(serverDir, { recursive: true, force: true });
+    fs.rmSync(cloneDir, { recursive: true, force: true });
+  });
+
+  test('without --url it says which store it wrote to and fails when the server refuses the token', () => {
+    const result = vigil(['bootstrap', ...CREDENTIALS], {
+      DATA_DIR: cloneDir,
+      DATABASE_URL: '',
+      PUBLIC_URL: server.url,
+    });
+    assert.equal(result.status, 4, result.stdout + result.stderr);
+    assert.equal(result.stdout, '');
+    assert.ok(result.stderr.includes(path.join(cloneDir, 'vigil.db')), result.stderr);
+    assert.ok(result.stderr.includes(`vigil bootstrap --url ${server.url}`), result.stderr);
+  });
+
+  test('the text output names the store it wrote to', () => {
+    const result = vigil(['bootstrap', ...CREDENTIALS], {
+      DATA_DIR: cloneDir,
+      DATABASE_URL: '',
+      PUBLIC_URL: 'http://127.0.0.1:9',
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(
+      result.stdout.includes(`SQLite ${path.join(cloneDir, 'vigil.db')} (DATA_DIR=${cloneDir})`),
+      result.stdout,
+    );
+  });
+
+  test('--url creates the account through the server, whose API then takes the token', async () => {
+    const env = { DATA_DIR: cloneDir, DATABASE_URL: '' };
+    const made = vigil(['bootstrap', ...CREDENTIALS, '--url', server.url, '--json'], env);
+    assert.equal(made.status, 0, made.stderr);
+    const line = JSON.parse(made.stdout) as Record<string, string>;
+    assert.deepEqual(Object.keys(line).sort(), [
+      'access_token',
+      'account_id',
+      'bucket_key',
+      'client_id',
+      'client_secret',
+    ]);
+    const headers = { authorization: `Bearer ${line.access_token}` };
+    const account = (await (await fetch(`${server.url}/account`, { headers })).json()) as {
+      data: { id: string; email: string };
+    };
+    assert.equal(account.data.id, line.account_id);
+    assert.equal(account.data.email, 'ops@example.com');
+    const tests = await fetch(`${server.url}/buckets/${line.bucket_key}/tests`, { headers });
+    assert.equal(tests.status, 200);
+    // Only the application's token is left live: the sign-in's dashboard token was revoked.
+    const tokens = (await (await fetch(`${server.url}/account/tokens`, { headers })).json()) as {
+      data: { kind: string }[];
+    };
+    assert.deepEqual(
+      tokens.data.map((t) => t.kind),
+      ['personal'],
+    );
+
+    const again = vigil(['bootstrap', ...CREDENTIALS, '--url', server.url], env);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`Account Ops@Example.com exists in the server at ${server.url}`));
+    assert.match(again.stdout, new RegExp(`Default bucket: +${line.bucket_key}`));
+
+    const wrong = vigil(
+      [
+        'bootstrap',
+        '--email',
+        'ops@example.com',
+        '--name',
+        'Ops',
+        '--password',
+        'not the one',
+        '--url',
+        server.url,
+      ],
+      env,
+    );
+    assert.equal(wrong.status, 3, wrong.stdout + wrong.stderr);
+    assert.match(wrong.stderr, /password does not match/);
+  });
+
+  test('--url with nothing listening says so', async () => {
+    const result = vigil(['bootstrap', ...CREDENTIALS, '--url', `http://127.0.0.1:${await freePort()}`], {});
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /no server answers at/);
+  });
+});
 
 describe('vigil command', () => {
   test('unknown commands and bad settings exit 2 with a message', () => {

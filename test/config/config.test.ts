@@ -14,6 +14,12 @@ describe('configuration from the environment', () => {
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.egressPolicy, 'allow-all');
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.apiCompat, 'spec');
+  });
+
+  test('API_COMPAT is spec or runscope', () => {
+    assert.equal(loadConfig({ API_COMPAT: 'runscope' }).apiCompat, 'runscope');
+    assert.equal(loadConfig({ API_COMPAT: 'spec' }).apiCompat, 'spec');
   });
 
   test('PUBLIC_URL follows PORT unless set, and loses a trailing slash', () => {
@@ -38,13 +44,46 @@ describe('configuration from the environment', () => {
       [{ WORKER_CONCURRENCY: '0' }, /WORKER_CONCURRENCY/],
       [{ RESPONSE_BODY_LIMIT: '10' }, /RESPONSE_BODY_LIMIT/],
       [{ RUN_TIMEOUT: 'soon' }, /RUN_TIMEOUT/],
+      [{ CHECK_TIMEOUT_MS: '5' }, /CHECK_TIMEOUT_MS must be between 10 and 60000/],
+      [{ CHECK_TIMEOUT_MS: '1.5' }, /CHECK_TIMEOUT_MS must be a whole number/],
       [{ RESULTS_KEEP_FULL: '0' }, /RESULTS_KEEP_FULL/],
+      [{ GATEWAY_EGRESS_POLICY: 'open' }, /GATEWAY_EGRESS_POLICY/],
+      [{ TRAFFIC_PORT: '8080' }, /TRAFFIC_PORT must differ from PORT/],
+      [{ TRAFFIC_PUBLIC_URL: 'http://localhost:8080/' }, /another origin than PUBLIC_URL/],
+      [{ TRAFFIC_PUBLIC_URL: 'ftp://x' }, /TRAFFIC_PUBLIC_URL/],
+      [{ GATEWAY_DOMAIN: 'not a domain' }, /GATEWAY_DOMAIN/],
+      [{ GATEWAY_DOMAIN: 'localhost' }, /GATEWAY_DOMAIN/],
+      [{ SHUTDOWN_GRACE: 'a while' }, /SHUTDOWN_GRACE/],
+      [{ MIN_FREE_DISK: '100 TB' }, /MIN_FREE_DISK must be a size/],
+      [{ MIN_FREE_DISK: '-5MB' }, /MIN_FREE_DISK/],
+      [{ API_COMPAT: 'Runscope' }, /API_COMPAT must be spec or runscope/],
     ];
     for (const [env, message] of cases)
       assert.throws(
         () => loadConfig(env),
         (e: unknown) => e instanceof ConfigError && message.test(e.message),
       );
+  });
+
+  test('traffic has its own origin: the next port by default, the gateway public-only', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.trafficPort, 8081);
+    assert.equal(defaults.trafficPublicUrl, 'http://localhost:8081');
+    assert.equal(defaults.gatewayEgressPolicy, 'public-only');
+    assert.equal(defaults.gatewayDomain, undefined);
+    const custom = loadConfig({
+      PORT: '9000',
+      PUBLIC_URL: 'https://vigil.example.com',
+      GATEWAY_EGRESS_POLICY: 'allow-all',
+      GATEWAY_DOMAIN: 'GW.Example.com.',
+    });
+    assert.equal(custom.trafficPort, 9001);
+    assert.equal(custom.trafficPublicUrl, 'https://vigil.example.com:9001');
+    assert.equal(custom.gatewayEgressPolicy, 'allow-all');
+    assert.equal(custom.gatewayDomain, 'gw.example.com');
+    const own = loadConfig({ TRAFFIC_PORT: '7000', TRAFFIC_PUBLIC_URL: 'https://traffic.example.com/' });
+    assert.equal(own.trafficPort, 7000);
+    assert.equal(own.trafficPublicUrl, 'https://traffic.example.com');
   });
 
   test('a PostgreSQL URL selects PostgreSQL', () => {
@@ -58,7 +97,19 @@ describe('configuration from the environment', () => {
     assert.equal(defaults.region, 'local');
     assert.equal(defaults.workerConcurrency, 10);
     assert.equal(defaults.runTimeoutSeconds, 900);
+    assert.equal(defaults.checkTimeoutMs, 1000);
+    assert.equal(loadConfig({ CHECK_TIMEOUT_MS: '250' }).checkTimeoutMs, 250);
     assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'FULL');
     assert.equal(loadConfig({ REGION: 'eu-west' }).region, 'eu-west');
+  });
+
+  test('reliability settings: SHUTDOWN_GRACE in seconds, MIN_FREE_DISK in bytes or with a unit', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.shutdownGraceSeconds, 30);
+    assert.equal(defaults.minFreeDisk, 100 * 1024 * 1024);
+    assert.equal(loadConfig({ SHUTDOWN_GRACE: '0' }).shutdownGraceSeconds, 0);
+    assert.equal(loadConfig({ MIN_FREE_DISK: '512KB' }).minFreeDisk, 512 * 1024);
+    assert.equal(loadConfig({ MIN_FREE_DISK: '2 gb' }).minFreeDisk, 2 * 1024 ** 3);
+    assert.equal(loadConfig({ MIN_FREE_DISK: '4096' }).minFreeDisk, 4096);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type Comparison, COMPARISONS } from '../../src/domain/assertions.js';
 import { compare } from '../../src/domain/comparisons/index.js';
+import { CANONICAL_COMPARISONS, canonicalComparison } from '../../src/domain/vocabulary.js';
 import { parseNumber, toComparableString } from '../../src/domain/comparisons/values.js';
 
 type Target = string | number;
@@ -112,6 +113,18 @@ describe('compare dispatcher', () => {
     for (const [actual, target] of cases) {
       assert.deepEqual(compare('is_equal', actual, target), compare('equal', actual, target));
     }
+  });
+
+  test('is_equal is the one synonym: its canonical name is equal, and editors offer each meaning once', () => {
+    assert.equal(canonicalComparison('is_equal'), 'equal');
+    for (const comparison of COMPARISONS) {
+      if (comparison !== 'is_equal') assert.equal(canonicalComparison(comparison), comparison);
+    }
+    assert.deepEqual(
+      [...CANONICAL_COMPARISONS],
+      COMPARISONS.filter((c) => c !== 'is_equal'),
+    );
+    assert.equal(CANONICAL_COMPARISONS.filter((c) => canonicalComparison(c) === 'equal').length, 1);
   });
 
   test('a comparison outside the list fails with an error instead of throwing', () => {

@@ -178,6 +178,7 @@ describe('withDefaults', () => {
       verify_ssl: true,
       client_certificate: '',
       webhooks: null,
+      headers: {},
     });
     assert.deepEqual(Object.keys(DEFAULT_SETTINGS).sort(), [...SETTING_KEYS].sort());
   });

@@ -5,6 +5,7 @@ import {
   renderTemplate,
   TEMPLATE_FUNCTIONS,
   TEMPLATE_LIMITS,
+  templateBudget,
   type TemplateContext,
 } from '../../src/domain/templates.js';
 
@@ -459,13 +460,69 @@ describe('renderTemplate: bounds', () => {
 
   test('output beyond the limit fails', () => {
     const big = 'x'.repeat(1_000_000);
-    assert.equal(render('{{b}}'.repeat(9), ctx({ b: big })).length, 9_000_000);
+    assert.equal(render('{{b}}'.repeat(4), ctx({ b: big })).length, 4_000_000);
     assert.equal(
-      failure('{{b}}'.repeat(11), ctx({ b: big })).error,
+      failure('{{b}}'.repeat(5), ctx({ b: big })).error,
       `template output exceeds ${TEMPLATE_LIMITS.outputLength} characters`,
     );
     // intermediate arguments count too, even when the output itself is small
-    assert.match(failure('{{md5({{b}})}}'.repeat(11), ctx({ b: big })).error, /output exceeds/);
+    assert.match(failure('{{md5({{b}})}}'.repeat(5), ctx({ b: big })).error, /output exceeds/);
+    // random_string is refused before it is made when it would not fit
+    const almost = 'x'.repeat(TEMPLATE_LIMITS.outputLength - 5);
+    assert.match(failure('{{b}}{{random_string(10)}}', ctx({ b: almost })).error, /output exceeds/);
+  });
+
+  test('expressions and function calls beyond their limits fail', () => {
+    const { expressions, calls } = TEMPLATE_LIMITS;
+    assert.equal(render('{{v}}'.repeat(expressions), ctx({ v: 'a' })).length, expressions);
+    assert.equal(
+      failure('{{v}}'.repeat(expressions + 1), ctx({ v: 'a' })).error,
+      `templates hold more than ${expressions} expressions`,
+    );
+    assert.equal(render('{{uuid}}'.repeat(calls)).length, 36 * calls);
+    assert.equal(
+      failure('{{uuid}}'.repeat(calls + 1)).error,
+      `templates call functions more than ${calls} times`,
+    );
+    // 1,000 random strings of 10,000 characters would be 10,000,000: refused at the output limit
+    assert.equal(
+      failure('{{random_string(10000)}}'.repeat(calls)).error,
+      `template output exceeds ${TEMPLATE_LIMITS.outputLength} characters`,
+    );
+  });
+
+  test('renderings sharing a budget share its counts', () => {
+    const budget = templateBudget();
+    const half = '{{uuid}}'.repeat(TEMPLATE_LIMITS.calls / 2);
+    assert.equal(render(half, { variables: {}, budget }).length, (36 * TEMPLATE_LIMITS.calls) / 2);
+    assert.equal(render(half, { variables: {}, budget }).length, (36 * TEMPLATE_LIMITS.calls) / 2);
+    assert.equal(
+      failure('{{uuid}}', { variables: {}, budget }).error,
+      `templates call functions more than ${TEMPLATE_LIMITS.calls} times`,
+    );
+    // text without templates spends nothing
+    assert.equal(render('plain', { variables: {}, budget }), 'plain');
+    const chars = templateBudget();
+    const big = 'x'.repeat(TEMPLATE_LIMITS.outputLength / 2);
+    render('{{b}}', { variables: { b: big }, budget: chars });
+    render('{{b}}', { variables: { b: big }, budget: chars });
+    assert.match(failure('{{b}}', { variables: { b: 'y' }, budget: chars }).error, /output exceeds/);
+  });
+
+  test('format_timestamp formats longer than the limit fail', () => {
+    const format = '%Y'.repeat(TEMPLATE_LIMITS.formatLength / 2);
+    assert.equal(render(`{{format_timestamp(0, '${format}')}}`), '1970'.repeat(format.length / 2));
+    assert.equal(
+      failure(`{{format_timestamp(0, '${format}x')}}`).error,
+      `format_timestamp: the format is longer than ${TEMPLATE_LIMITS.formatLength} characters`,
+    );
+  });
+
+  test('long quoted arguments with escapes are read whole', () => {
+    const text = '\\a'.repeat(100_000) + "\\'";
+    assert.equal(render(`{{url_encode('${text}')}}`), encodeURIComponent('a'.repeat(100_000) + "'"));
+    assert.equal(render("{{url_encode('x\\n\\t\\\\y')}}"), encodeURIComponent('x\n\t\\y'));
+    assert.match(failure("{{url_encode('ends with \\')}}").error, /unterminated string/);
   });
 
   test('many {{ without a closing }} stay linear and literal', () => {

@@ -18,6 +18,8 @@ export interface ApiHarness {
   /** The PostgreSQL database of the suite (undefined on SQLite). */
   databaseUrl: string | undefined;
   app: FastifyInstance;
+  /** The traffic origin: capture and gateway URLs. */
+  traffic: FastifyInstance;
   store: Store;
   server: Server;
   /** The first account, made with bootstrap; its token has every scope. */
@@ -31,6 +33,8 @@ export interface ApiHarness {
     body?: unknown;
     as?: Account | string | null;
     headers?: Record<string, string>;
+    /** Which listener answers: the API's (default) or the traffic origin's. */
+    on?: 'api' | 'traffic';
   }): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
   /** The `data` of a successful call, failing loudly with the error envelope otherwise. */
   data<T = any>(method: InjectOptions['method'], url: string, body?: unknown, expected?: number): Promise<T>;
@@ -46,6 +50,8 @@ export interface ApiHarness {
 }
 
 export const PUBLIC_URL = 'http://vigil.test';
+/** The traffic origin of the server under test: capture and gateway URLs. */
+export const TRAFFIC_URL = 'http://traffic.vigil.test';
 
 /** Settings of the server under test beyond the defaults (e.g. `{ NOTIFY_RETRY_DELAY: '1' }`). */
 export interface ApiOptions {
@@ -65,9 +71,12 @@ async function harness(
   const config = {
     ...loadConfig({
       PUBLIC_URL,
+      TRAFFIC_PUBLIC_URL: TRAFFIC_URL,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent',
       DATA_DIR: db.dataDir,
       WORKER_REGIONS: '*',
+      // A run still going when a suite ends is handed over at once instead of finishing first.
+      SHUTDOWN_GRACE: '0',
       ...options.env,
     }),
     databaseUrl: db.databaseUrl,
@@ -87,9 +96,9 @@ async function harness(
   const alice = await make('alice@example.com', 'Alice');
   const bob = await make('bob@example.com', 'Bob');
 
-  const call: ApiHarness['call'] = async ({ method, url, body, as = alice, headers = {} }) => {
+  const call: ApiHarness['call'] = async ({ method, url, body, as = alice, headers = {}, on = 'api' }) => {
     const token = as === null ? undefined : typeof as === 'string' ? as : as.token;
-    const response = await server.app.inject({
+    const response = await (on === 'traffic' ? server.traffic : server.app).inject({
       method,
       url,
       headers: {
@@ -143,6 +152,7 @@ async function harness(
     databaseUrl: db.databaseUrl,
     expectError,
     app: server.app,
+    traffic: server.traffic,
     store: db.store,
     server,
     alice,

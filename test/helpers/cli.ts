@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,14 +29,42 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Closes a local HTTP server (an upstream of the tests), its open connections included. */
+export async function closeHttpServer(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** `vigil bootstrap` of an account in `dataDir`: its personal token and its first bucket's key. */
+export function bootstrapAccount(dataDir: string, email: string): { token: string; bucket: string } {
+  const boot = vigil(
+    ['bootstrap', '--email', email, '--name', 'E2E', '--password', 'a long passphrase', '--json'],
+    { DATA_DIR: dataDir },
+  );
+  assert.equal(boot.status, 0, boot.stderr);
+  const { access_token, bucket_key } = JSON.parse(boot.stdout) as {
+    access_token: string;
+    bucket_key: string;
+  };
+  return { token: access_token, bucket: bucket_key };
+}
+
 /** Starts `vigil serve` and resolves once /health answers. */
 export async function startServe(
   env: Record<string, string | undefined>,
   args: string[] = [],
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+): Promise<{ url: string; child: ChildProcess; output(): string; stop(): Promise<void> }> {
   const port = await freePort();
+  // The traffic listener gets a free port of its own: the default, PORT + 1, may be taken.
+  const trafficPort = await freePort();
   const child = spawn(process.execPath, [VIGIL, 'serve', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      TRAFFIC_PORT: String(trafficPort),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -60,6 +89,7 @@ export async function startServe(
   return {
     url,
     child,
+    output: () => output,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -91,6 +121,28 @@ export function startVigil(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Starts `vigil worker` with these flags and waits until it has announced itself in the store that
+ * `db` (a connected PostgreSQL client) reads.
+ */
+export async function startAnnouncedWorker(
+  args: string[],
+  env: Record<string, string | undefined>,
+  db: { query(sql: string, values: unknown[]): Promise<{ rowCount: number | null }> },
+): Promise<ReturnType<typeof startVigil>> {
+  const worker = startVigil(['worker', ...args], env);
+  const deadline = Date.now() + 30_000;
+  while (!(await db.query('select 1 from workers where pid = $1', [worker.child.pid])).rowCount) {
+    if (worker.child.exitCode !== null) throw new Error(`worker exited: ${worker.output()}`);
+    if (Date.now() > deadline) {
+      await worker.stop();
+      throw new Error(`worker did not announce itself: ${worker.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return worker;
 }
 
 /** JSON calls to a running server with a bearer token: answers `data`, failing loudly otherwise. */

@@ -86,6 +86,8 @@ export function runRow(
     variables_failed: 0,
     worker_id: null,
     executions: 1,
+    handovers: 0,
+    interrupted_attempts: null,
     planned_at: null,
     schedule_id: null,
     agent_id: null,

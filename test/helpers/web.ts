@@ -8,11 +8,14 @@ export function injectPage(
     url: string;
     cookies?: Record<string, string>;
     fields?: Record<string, string>;
+    /** The client's address (default 127.0.0.1). */
+    remoteAddress?: string;
   },
 ) {
   return app.inject({
     method: options.method,
     url: options.url,
+    ...(options.remoteAddress && { remoteAddress: options.remoteAddress }),
     headers: {
       ...(options.cookies && {
         cookie: Object.entries(options.cookies)

@@ -15,7 +15,7 @@ import {
   type HttpSession,
   type InboundResponse,
   type OutboundRequest,
-} from '../../src/runner/http/client.js';
+} from '../../src/net/client.js';
 import type { ScriptJob, ScriptOutcome } from '../../src/runner/sandbox/sandbox.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -637,6 +637,149 @@ describe('stop on failure', () => {
       outcome.requests.map((r) => r.uuid),
       ['cond', 'bad'],
     );
+    assert.equal(http.sent.length, 1);
+  });
+});
+
+describe('checks that could take long', () => {
+  /** About 18 KB of XML and an XPath quadratic in it: seconds of work without a time limit. */
+  const xml = `<r>${'<a/>'.repeat(4_500)}</r>`;
+  const hostile = 'count(//a[count(//a) > 0])';
+  const xmlAnswer = () => response(200, xml, { 'content-type': ['application/xml'] });
+
+  test('XPath runs off the event loop: timers fire while a hostile XPath runs, and the step fails at the limit', async () => {
+    const http = fakeHttp(xmlAnswer);
+    // The limit leaves the cheap XPath variable time even on a busy machine with a cold thread.
+    const engine = engineWith({ openSession: http.openSession, limits: { checkTimeMs: 1000 } });
+    let ticks = 0;
+    let ticksWhenFinished = -1;
+    const timer = setInterval(() => ticks++, 5);
+    const outcome = await engine.run(
+      definition(
+        steps(
+          get('a', 'http://api.test/xml', {
+            variables: [{ name: 'count', source: 'response_xml', property: 'count(//a)' }],
+            assertions: [
+              { source: 'response_xml', property: hostile, comparison: 'equal_number', value: 4500 },
+              { source: 'response_status', comparison: 'equal_number', value: 200 },
+            ],
+          }),
+          get('b', 'http://api.test/next?count={{count}}'),
+        ),
+      ),
+      {
+        events: {
+          stepFinished: ({ result }) => {
+            if (result.uuid === 'a') ticksWhenFinished = ticks;
+          },
+        },
+      },
+    );
+    clearInterval(timer);
+    assert.ok(ticksWhenFinished > 0, 'the event loop turned while the XPath ran');
+    const [first, second] = outcome.requests;
+    assert.equal(first?.result, 'fail');
+    assert.equal(first?.error, 'xpath: took longer than 1 s');
+    assert.deepEqual(
+      first?.variables.map((v) => [v.result, v.value]),
+      [['pass', '4500']],
+    );
+    assert.deepEqual(
+      first?.assertions.map((a) => [a.result, a.error]),
+      [
+        ['fail', 'xpath: took longer than 1 s'],
+        ['fail', 'not evaluated (xpath: took longer than 1 s)'],
+      ],
+    );
+    // The run goes on, with the variable extracted before the limit.
+    assert.equal(second?.result, 'pass');
+    assert.equal(http.sent[1]?.url, 'http://api.test/next?count=4500');
+  });
+
+  test('after a limit is reached in the variables, the assertions after the scripts are not evaluated', async () => {
+    const scripts = fakeScripts();
+    const http = fakeHttp(xmlAnswer);
+    const engine = engineWith({ openSession: http.openSession, scripts, limits: { checkTimeMs: 200 } });
+    const outcome = await engine.run(
+      definition(
+        steps(
+          get('a', 'http://api.test/xml', {
+            variables: [{ name: 'slow', source: 'response_xml', property: hostile }],
+            scripts: ['pass'],
+            assertions: [
+              { source: 'response_xml', property: 'count(//a)', comparison: 'equal_number', value: 4500 },
+            ],
+          }),
+        ),
+      ),
+    );
+    const [step] = outcome.requests;
+    assert.equal(step?.error, 'xpath: took longer than 200 ms');
+    assert.equal(step?.variables[0]?.error, 'xpath: took longer than 200 ms');
+    assert.equal(scripts.jobs.length, 1, 'the post-response script still runs');
+    assert.equal(step?.assertions[0]?.error, 'not evaluated (xpath: took longer than 200 ms)');
+  });
+
+  test('XPath checks in a thread give the same results as inline ones, before and after scripts', async () => {
+    const scripts = fakeScripts();
+    const http = fakeHttp(() =>
+      response(200, '<order id="17"><item>a</item><item>b</item></order>', {
+        'content-type': ['application/xml'],
+      }),
+    );
+    const engine = engineWith({ openSession: http.openSession, scripts });
+    const outcome = await engine.run(
+      definition(
+        steps(
+          get('a', 'http://api.test/xml', {
+            variables: [
+              { name: 'id', source: 'response_xml', property: 'string(/order/@id)' },
+              { name: 'second', source: 'response_xml', property: '/order/item[{{id}} - 15]' },
+            ],
+            scripts: ['set from_script=b'],
+            assertions: [
+              { source: 'response_xml', property: 'count(//item)', comparison: 'equal_number', value: 2 },
+              {
+                source: 'response_xml',
+                property: '//item[2]',
+                comparison: 'equal',
+                value: '{{from_script}}',
+              },
+            ],
+          }),
+        ),
+      ),
+    );
+    const [step] = outcome.requests;
+    assert.equal(step?.result, 'pass', JSON.stringify(step));
+    assert.deepEqual(outcome.variables.second, 'b');
+    assert.deepEqual(
+      step?.assertions.map((a) => [a.result, a.actual_value]),
+      [
+        ['pass', 2],
+        ['pass', 'b'],
+      ],
+    );
+  });
+});
+
+describe('template bounds', () => {
+  test('the fields of one step share one template budget; the next step gets a new one', async () => {
+    const http = fakeHttp();
+    const engine = engineWith({ openSession: http.openSession });
+    const half = '{{uuid}}'.repeat(500);
+    const outcome = await engine.run(
+      definition(
+        steps(
+          get('a', `http://api.test/a?x=${half}`, { body: half }),
+          get('b', `http://api.test/b?x=${half}`, { body: `${half}{{uuid}}` }),
+        ),
+      ),
+    );
+    const [first, second] = outcome.requests;
+    assert.equal(first?.result, 'pass', first?.error ?? '');
+    assert.equal(second?.result, 'fail');
+    assert.equal(second?.error, 'body: templates call functions more than 1000 times');
     assert.equal(http.sent.length, 1);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator } from 'kysely';
-import type { NewMessage } from '../../src/capture/message.js';
+import type { NewMessage } from '../../src/domain/messages.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { messageRow } from '../../src/store/repositories/messages.js';
 import type { Store } from '../../src/store/store.js';
@@ -101,6 +101,58 @@ for (const { fixture, skip } of await dialects()) {
           request_target: 'bücher.example/a/b?q=ä',
           response_status: 503,
         },
+      ]);
+    });
+
+    test('0015 takes captures stored without a response out of the error view; other exchanges stay', async () => {
+      const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+      const down = await migrator.migrateTo('0014_token_name_expiry');
+      assert.ifError(down.error);
+      await seedBucketWithTest(store, 'migrate00002');
+      const unanswered = (id: string, source: NewMessage['source']) => ({
+        ...messageRow(
+          id,
+          'migrate00002',
+          {
+            source,
+            unique_identifier: null,
+            note: null,
+            request: {
+              method: 'POST',
+              url: 'https://x.test/hook',
+              scheme: 'https',
+              host: 'x.test',
+              path: '/hook',
+              params: {},
+              headers: {},
+              form: null,
+              timestamp: 1_700_000_000,
+              body: '',
+              body_encoding: 'plaintext',
+              size_bytes: 0,
+            },
+            response: null,
+          },
+          1_700_000_002,
+        ),
+        // As stored before 0015: every exchange without a response was an error, captures too.
+        is_error: 1,
+      });
+      await store.db
+        .insertInto('messages')
+        .values([unanswered('c-old', 'capture'), unanswered('g-old', 'gateway')] as never)
+        .execute();
+      const up = await migrator.migrateToLatest();
+      assert.ifError(up.error);
+      const rows = await store.db
+        .selectFrom('messages')
+        .select(['id', 'is_error', 'response_status'])
+        .where('bucket_key', '=', 'migrate00002')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(rows, [
+        { id: 'c-old', is_error: 0, response_status: null },
+        { id: 'g-old', is_error: 1, response_status: null },
       ]);
     });
   });

@@ -103,7 +103,8 @@ export const api = {
   post: <T>(path: string, body?: unknown, query?: Query) =>
     request<T>('POST', path, { body, query }).then((r) => r.data),
   put: <T>(path: string, body?: unknown) => request<T>('PUT', path, { body }).then((r) => r.data),
-  delete: (path: string) => request<unknown>('DELETE', path).then(() => undefined),
+  /** DELETE; answers the `data` of routes that answer one (most answer 204, and so undefined). */
+  delete: <T = undefined>(path: string) => request<T>('DELETE', path).then((r) => r.data),
 };
 
 /** The message of any error, for a banner. */

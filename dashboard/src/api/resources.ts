@@ -15,6 +15,7 @@ import type { IntegrationOut } from '../../../src/api/integrations/schemas';
 import type { RunOut, StepSummaryOut, TimingsOut } from '../../../src/api/runs/schemas';
 import type { ScheduleOut } from '../../../src/api/schedules/schemas';
 import type { StepOut } from '../../../src/api/steps/schemas';
+import type { InvitationOut, PersonOut, RoleOut } from '../../../src/api/teams/schemas';
 import type {
   LastRun as LastRunOut,
   RevisionsOut,
@@ -66,7 +67,13 @@ export interface Bucket {
   trigger_url: string;
   tests_url: string;
   messages_url: string;
+  /** On the traffic origin, like gateway_url. */
   capture_url: string;
+  gateway_url: string;
+  /** The domain of host-form gateway URLs, when the server has one. */
+  gateway_domain: string | null;
+  /** The token capture and gateway requests must send, when the bucket requires one. */
+  auth_token: string | null;
   team: { id: string; name: string };
   created_at: number;
 }
@@ -102,6 +109,9 @@ export type Application = Static<typeof ApplicationOut>;
 export type ApplicationWithSecret = Static<typeof ApplicationWithSecretOut>;
 export type ApplicationCreated = Static<typeof ApplicationCreatedOut>;
 export type Integration = Static<typeof IntegrationOut>;
+export type TeamMember = Static<typeof PersonOut>;
+export type Role = Static<typeof RoleOut>;
+export type Invitation = Static<typeof InvitationOut>;
 export type IntegrationType = Integration['integration_type'];
 export type Agent = Static<typeof AgentOut>;
 export type AgentCreated = Static<typeof AgentCreatedOut>;

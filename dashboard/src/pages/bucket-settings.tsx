@@ -15,8 +15,8 @@ interface BucketDetail extends Bucket {
 }
 
 /**
- * `/b/<bucket>/settings`: the bucket's name, message retention and `verify_ssl`; its trigger and
- * capture URLs; the webhook signing secret; a new bucket; deleting this one.
+ * `/b/<bucket>/settings`: the bucket's name, message retention and `verify_ssl`; its trigger,
+ * capture and gateway URLs; its traffic token; the webhook signing secret; a new bucket; deleting this one.
  */
 export function BucketSettingsPage(props: { bucket: string }) {
   const bucket = useResource(
@@ -32,6 +32,7 @@ export function BucketSettingsPage(props: { bucket: string }) {
         <>
           <SettingsForm key={bucket.data.key} bucket={bucket.data} onSaved={bucket.setData} />
           <Addresses bucket={bucket.data} />
+          <TrafficToken bucket={bucket.data} onChanged={bucket.setData} />
           <SigningSecret key={`secret-${bucket.data.key}`} bucketKey={bucket.data.key} />
           <NewBucket />
           {!bucket.data.default && <DeleteBucket key={`delete-${bucket.data.key}`} bucket={bucket.data} />}
@@ -123,6 +124,64 @@ function Addresses(props: { bucket: BucketDetail }) {
       <p class="muted">
         Anything sent to the capture URL (and any path below it) is stored as a message of this bucket.
       </p>
+      <CopyValue label="Gateway URL" value={props.bucket.gateway_url} />
+      <p class="muted">
+        <code>{props.bucket.gateway_url}/https/api.example.com/path</code> forwards to{' '}
+        <code>https://api.example.com/path</code> and stores the exchange. Capture and gateway URLs are served
+        on their own origin, apart from this dashboard.
+      </p>
+    </section>
+  );
+}
+
+/**
+ * The bucket's own token for its capture and gateway URLs: without one the bucket key is enough to
+ * send traffic into the bucket; with one, every request must also carry it.
+ */
+function TrafficToken(props: { bucket: BucketDetail; onChanged: (bucket: BucketDetail) => void }) {
+  const [error, setError] = useState<unknown>(undefined);
+  const [busy, setBusy] = useState(false);
+  const token = props.bucket.auth_token;
+
+  const change = async (require: boolean) => {
+    const question = require
+      ? token
+        ? 'Make a new token? Senders that use the current one will be refused.'
+        : 'Require a token? Senders that use only the bucket key will be refused until they send it.'
+      : 'Stop requiring a token? Anyone with the bucket key can then send traffic into this bucket.';
+    if (!confirm(question)) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const path = `/buckets/${props.bucket.key}/auth-token`;
+      props.onChanged(require ? await api.post<BucketDetail>(path) : await api.delete<BucketDetail>(path));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="bucket-token">
+      <h2 id="bucket-token">Traffic token</h2>
+      <p class="muted">
+        {token
+          ? 'Capture and gateway requests must send this token in the Vigil-Bucket-Auth header (or as a query parameter of that name).'
+          : 'Capture and gateway requests need only the bucket key. Require a token to keep out anyone who learns the key.'}
+      </p>
+      <ErrorBanner error={error} />
+      {token && <CopyValue label="Token" value={token} />}
+      <div class="actions">
+        <button type="button" class="secondary" disabled={busy} onClick={() => void change(true)}>
+          {token ? 'Make a new token' : 'Require a token'}
+        </button>
+        {token && (
+          <button type="button" class="danger" disabled={busy} onClick={() => void change(false)}>
+            Stop requiring a token
+          </button>
+        )}
+      </div>
     </section>
   );
 }

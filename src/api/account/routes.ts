@@ -5,6 +5,7 @@ import { AppError, RateLimited } from '../../domain/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
 import { type AccountView, MIN_SIGNUP_PASSWORD } from '../../services/accounts.js';
 import { type Principal, visibleEmail } from '../../services/principal.js';
+import { MAX_TOKEN_LIFETIME } from '../../services/tokens.js';
 import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
 import { Envelope, errorResponses, noContent, Nullable, ok } from '../shared/envelope.js';
@@ -28,8 +29,35 @@ const TokenOut = Type.Object({
   client_id: Nullable(Type.String()),
   client_name: Nullable(Type.String()),
   scopes: Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope)))),
+  name: Nullable(Type.String({ description: 'Given when the token was made on the token page' })),
   created_at: Type.Integer(),
   last_used_at: Nullable(Type.Integer({ description: 'Refreshed at most every five minutes' })),
+  expires_at: Nullable(
+    Type.Integer({ description: 'From this second on the token is refused; null: never' }),
+  ),
+});
+
+const TokenCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  scopes: Type.Array(Type.String(), {
+    minItems: 1,
+    maxItems: SCOPES.length,
+    description: `Some of ${SCOPES.join(', ')}`,
+  }),
+  expires_in: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 60,
+        maximum: MAX_TOKEN_LIFETIME,
+        description: 'Seconds the token lasts; absent or null: until revoked',
+      }),
+    ),
+  ),
+});
+
+const TokenCreated = Type.Object({
+  ...TokenOut.properties,
+  token: Type.String({ description: 'The token itself, shown this once; only its hash is kept' }),
 });
 
 const TokenParams = Type.Object({ token_id: Type.String() });
@@ -153,7 +181,7 @@ export const accountRoutes =
             passwordThrottle.failed(principal.accountId, request.ip);
           throw error;
         }
-        passwordThrottle.succeeded(principal.accountId);
+        passwordThrottle.succeeded(principal.accountId, request.ip);
         return noContent(reply);
       },
     );
@@ -169,6 +197,29 @@ export const accountRoutes =
         },
       },
       async (request) => ok(await ctx.services.tokens.listForAccount(principalOf(request))),
+    );
+
+    app.post(
+      '/account/tokens',
+      {
+        config: credentials,
+        schema: {
+          tags: ['account'],
+          summary:
+            'Make a named personal token with some scopes and an optional lifetime; the answer holds the token, shown once',
+          body: TokenCreate,
+          response: { 201: Envelope(TokenCreated), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const created = await ctx.services.tokens.createForAccount(principalOf(request), {
+          name: request.body.name,
+          scopes: request.body.scopes,
+          expiresIn: request.body.expires_in,
+        });
+        reply.code(201);
+        return ok(created);
+      },
     );
 
     app.delete(

@@ -123,6 +123,7 @@ export const agentProtocolRoutes =
             limits: {
               run_timeout_seconds: ctx.runTimeoutSeconds ?? null,
               response_body_limit: ctx.responseBodyLimit,
+              check_timeout_ms: ctx.checkTimeoutMs ?? null,
             },
           });
         } finally {

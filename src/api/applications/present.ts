@@ -1,4 +1,4 @@
-import type { ClientApplication } from '../../store/repositories/tokens.js';
+import type { ClientApplication } from '../../services/applications.js';
 
 /** An application row as the API shows it: everything but the secret's hash. */
 export function presentApplication(application: ClientApplication) {

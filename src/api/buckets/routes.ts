@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
-import type { BucketWithTeam } from '../../store/repositories/buckets.js';
+import type { BucketWithTeam } from '../../services/buckets.js';
 import type { ApiContext } from '../context.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok } from '../shared/envelope.js';
@@ -14,7 +14,19 @@ const BucketOut = Type.Object({
   trigger_url: Type.String({ description: 'Runs every test of the bucket with its default environment' }),
   tests_url: Type.String(),
   messages_url: Type.String(),
-  capture_url: Type.String(),
+  capture_url: Type.String({ description: 'Records anything sent below it (on the traffic origin)' }),
+  gateway_url: Type.String({
+    description: 'Forwards <gateway_url>/<scheme>/<host[:port]>/<path> and records the exchange',
+  }),
+  gateway_domain: Type.Union([Type.String(), Type.Null()], {
+    description: 'Host-form gateway URLs: <host with . as - and - as -->-<key>.<gateway_domain>',
+  }),
+  auth_token: Type.Union([Type.String(), Type.Null()], {
+    description: 'When set, capture and gateway requests must send it as Vigil-Bucket-Auth (header or query)',
+  }),
+  collections_url: Type.String({
+    description: "The bucket's saved stream views (Vigil has no message collections)",
+  }),
   team: Type.Object({ id: Type.String(), name: Type.String() }),
   retention_days: Type.Integer({
     description: 'Captured messages older than this are deleted, shared ones excepted',
@@ -28,15 +40,34 @@ const BucketPatch = Type.Object({
   retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
 });
 
+const BucketName = Type.String({ minLength: 1, maxLength: 255 });
+const TeamRef = Type.String({ maxLength: 64, description: 'A team of the account (default: the first)' });
+
 const BucketCreate = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    team_uuid: Type.Optional(Type.String({ maxLength: 64 })),
+    name: BucketName,
+    team_uuid: Type.Optional(TeamRef),
+    team_id: Type.Optional(TeamRef),
   },
-  { 'x-optional-body': true, description: 'May be left out when ?name= is given' },
+  {
+    'x-optional-body': true,
+    'x-empty-body': true,
+    description:
+      'JSON or a form body; may be left out (or sent empty) when ?name= is given. team_id is a synonym of team_uuid',
+  },
 );
 
-export function presentBucket(bucket: BucketWithTeam, publicUrl: string) {
+/** A form body as an object of strings; a repeated field keeps its last value. */
+function formFields(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(text)) out[name] = value;
+  return out;
+}
+
+export function presentBucket(
+  bucket: BucketWithTeam,
+  { publicUrl, trafficUrl, gatewayDomain }: Pick<ApiContext, 'publicUrl' | 'trafficUrl' | 'gatewayDomain'>,
+) {
   return {
     key: bucket.key,
     name: bucket.name,
@@ -45,7 +76,11 @@ export function presentBucket(bucket: BucketWithTeam, publicUrl: string) {
     trigger_url: `${publicUrl}/radar/bucket/${bucket.trigger_id}/trigger`,
     tests_url: `${publicUrl}/buckets/${bucket.key}/tests`,
     messages_url: `${publicUrl}/buckets/${bucket.key}/messages`,
-    capture_url: `${publicUrl}/capture/${bucket.key}`,
+    capture_url: `${trafficUrl}/capture/${bucket.key}`,
+    gateway_url: `${trafficUrl}/gateway/${bucket.key}`,
+    gateway_domain: gatewayDomain ?? null,
+    auth_token: bucket.auth_token,
+    collections_url: `${publicUrl}/buckets/${bucket.key}/views`,
     team: { id: bucket.team_id, name: bucket.team_name },
     retention_days: bucket.retention_days,
     created_at: bucket.created_at,
@@ -58,6 +93,21 @@ export const bucketRoutes =
     const { buckets } = ctx.services;
     const tags = ['buckets'];
 
+    // go-runscope sends `name` and `team_uuid` of a new bucket as a form body; no other route here takes one.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 64 * 1024 },
+      (request, body, done) =>
+        request.method === 'POST' && request.routeOptions.url === '/buckets'
+          ? done(null, formFields(body as string))
+          : done(
+              new AppError(
+                'unsupported_media_type',
+                'A body needs the header Content-Type: application/json',
+              ),
+            ),
+    );
+
     app.get(
       '/buckets',
       {
@@ -67,8 +117,7 @@ export const bucketRoutes =
           response: { 200: Envelope(Type.Array(BucketOut)), ...errorResponses },
         },
       },
-      async (request) =>
-        ok((await buckets.list(principalOf(request))).map((b) => presentBucket(b, ctx.publicUrl))),
+      async (request) => ok((await buckets.list(principalOf(request))).map((b) => presentBucket(b, ctx))),
     );
 
     app.post(
@@ -77,8 +126,12 @@ export const bucketRoutes =
         config: { scope: 'bucket:write' },
         schema: {
           tags,
-          summary: 'Create a bucket: JSON {name, team_uuid?} or ?name=',
-          querystring: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+          summary: 'Create a bucket: JSON or form {name, team_uuid?} or ?name=&team_uuid=',
+          consumes: ['application/json', 'application/x-www-form-urlencoded'],
+          querystring: Type.Object({
+            name: Type.Optional(BucketName),
+            team_uuid: Type.Optional(TeamRef),
+          }),
           body: Type.Optional(BucketCreate),
           response: { 201: Envelope(BucketOut), ...errorResponses },
         },
@@ -91,9 +144,10 @@ export const bucketRoutes =
             '/name is required (in the JSON body or as ?name=)',
             '/name',
           );
-        const bucket = await buckets.create(actorOf(request), { name, teamId: request.body?.team_uuid });
+        const teamId = request.body?.team_uuid ?? request.body?.team_id ?? request.query.team_uuid;
+        const bucket = await buckets.create(actorOf(request), { name, teamId });
         reply.code(201);
-        return ok(presentBucket(bucket, ctx.publicUrl));
+        return ok(presentBucket(bucket, ctx));
       },
     );
 
@@ -108,12 +162,7 @@ export const bucketRoutes =
         },
       },
       async (request) =>
-        ok(
-          presentBucket(
-            await buckets.require(principalOf(request), request.params.bucket_key),
-            ctx.publicUrl,
-          ),
-        ),
+        ok(presentBucket(await buckets.require(principalOf(request), request.params.bucket_key), ctx)),
     );
 
     app.put(
@@ -130,12 +179,35 @@ export const bucketRoutes =
       },
       async (request) =>
         ok(
-          presentBucket(
-            await buckets.update(actorOf(request), request.params.bucket_key, request.body),
-            ctx.publicUrl,
-          ),
+          presentBucket(await buckets.update(actorOf(request), request.params.bucket_key, request.body), ctx),
         ),
     );
+
+    for (const [method, require] of [
+      ['POST', true],
+      ['DELETE', false],
+    ] as const) {
+      app.route({
+        method,
+        url: '/buckets/:bucket_key/auth-token',
+        config: { scope: 'bucket:write' },
+        schema: {
+          tags,
+          summary: require
+            ? 'Require a new random token on the capture and gateway URLs (the old one stops working)'
+            : 'Let the bucket key alone reach the capture and gateway URLs again',
+          params: BucketParams,
+          response: { 200: Envelope(BucketOut), ...errorResponses },
+        },
+        handler: async (request) =>
+          ok(
+            presentBucket(
+              await buckets.setAuthToken(actorOf(request), request.params.bucket_key, require),
+              ctx,
+            ),
+          ),
+      });
+    }
 
     app.delete(
       '/buckets/:bucket_key',

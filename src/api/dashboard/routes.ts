@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../../capture/render.js';
+import { escapeHtml } from '../../domain/html.js';
 import { AppError } from '../../domain/errors.js';
 import type { ApiContext } from '../context.js';
 import { sendError } from '../plugins/errors.js';

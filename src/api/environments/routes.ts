@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { environmentView } from '../../services/environments.js';
 import type { ApiContext } from '../context.js';
+import { presentEnvironment } from './present.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok, TestParams } from '../shared/envelope.js';
 import {
@@ -28,6 +28,8 @@ export const environmentRoutes =
           : '/buckets/:bucket_key/environments';
       const tags = ['environments'];
       const what = scope === 'test' ? 'of the test' : 'shared in the bucket';
+      // One environment by its id under the bucket: a shared one or, as the original service allowed, a test's.
+      const whatOne = scope === 'test' ? what : 'of the bucket (shared, or a test environment)';
       const testIdOf = (params: { test_id?: string }) => (scope === 'test' ? params.test_id! : null);
       const params = scope === 'test' ? TestParams : BucketParams;
       const itemParams = scope === 'test' ? EnvironmentParams : SharedEnvironmentParams;
@@ -45,7 +47,7 @@ export const environmentRoutes =
         async (request) => {
           const p = request.params as { bucket_key: string; test_id?: string };
           const rows = await environments.list(principalOf(request), p.bucket_key, testIdOf(p));
-          return ok(rows.map(environmentView));
+          return ok(rows.map(presentEnvironment));
         },
       );
 
@@ -65,7 +67,7 @@ export const environmentRoutes =
           const p = request.params as { bucket_key: string; test_id?: string };
           const row = await environments.create(actorOf(request), p.bucket_key, testIdOf(p), request.body);
           reply.code(201);
-          return ok(environmentView(row));
+          return ok(presentEnvironment(row));
         },
       );
 
@@ -74,7 +76,7 @@ export const environmentRoutes =
         {
           schema: {
             tags,
-            summary: `One environment ${what}`,
+            summary: `One environment ${whatOne}`,
             params: itemParams,
             response: { 200: Envelope(EnvironmentOut), ...errorResponses },
           },
@@ -82,7 +84,7 @@ export const environmentRoutes =
         async (request) => {
           const p = request.params as { bucket_key: string; test_id?: string; environment_id: string };
           return ok(
-            environmentView(
+            presentEnvironment(
               await environments.get(principalOf(request), p.bucket_key, testIdOf(p), p.environment_id),
             ),
           );
@@ -95,7 +97,7 @@ export const environmentRoutes =
           config: write,
           schema: {
             tags,
-            summary: `Change an environment ${what}; omitted properties stay`,
+            summary: `Change an environment ${whatOne}; omitted properties stay`,
             params: itemParams,
             body: EnvironmentPatch,
             response: { 200: Envelope(EnvironmentOut), ...errorResponses },
@@ -110,7 +112,7 @@ export const environmentRoutes =
             p.environment_id,
             request.body,
           );
-          return ok(environmentView(row));
+          return ok(presentEnvironment(row));
         },
       );
 
@@ -120,7 +122,7 @@ export const environmentRoutes =
           config: write,
           schema: {
             tags,
-            summary: `Delete an environment ${what} (409 while it is a default or a parent)`,
+            summary: `Delete an environment ${whatOne} (409 while it is a default or a parent)`,
             params: itemParams,
             response: { 204: Type.Null({ description: 'No body' }), ...errorResponses, ...limitResponse },
           },

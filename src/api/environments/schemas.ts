@@ -46,6 +46,11 @@ export const EnvironmentOut = Type.Object({
   verify_ssl: Type.Boolean(),
   client_certificate: Type.String(),
   webhooks: Nullable(Type.Array(Type.String())),
+  headers: Type.Record(Type.String(), Type.Array(Type.String()), {
+    description: 'Sent with every request step of a run; a header the step sets itself wins',
+  }),
+  version: Type.String({ description: 'Format version of the answer' }),
+  exported_at: Type.Integer({ description: 'When this version was written, Unix seconds' }),
 });
 
 export const EnvironmentParams = Type.Object({

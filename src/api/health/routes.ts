@@ -13,6 +13,15 @@ const MESSAGE_CODE_MEANINGS = {
   [MESSAGE_CODES.unexpectedFields]: 'warning: the message has unexpected fields; it is saved without them',
 };
 
+/** What /health says the service runs on, beside its status. */
+const RUNTIME = {
+  node: Type.String({ description: 'The Node.js version, as `process.version` (v24.11.0)' }),
+  store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+  driver: Type.Union([Type.Literal('node:sqlite'), Type.Literal('better-sqlite3'), Type.Literal('pg')], {
+    description: 'The database client library the store runs on',
+  }),
+};
+
 export const publicRoutes =
   (ctx: ApiContext): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -22,16 +31,26 @@ export const publicRoutes =
         config: { scope: null },
         schema: {
           tags: ['service'],
-          summary: 'Liveness and storage check (no auth)',
+          summary:
+            'Liveness and storage check (no auth): ok; degraded with the reason when writes cannot succeed; 503 when storage does not answer',
           response: {
-            200: Type.Object({ status: Type.Literal('ok') }),
-            503: Type.Object({ status: Type.String() }),
+            200: Type.Object({
+              status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+              reason: Type.Optional(Type.String()),
+              ...RUNTIME,
+            }),
+            503: Type.Object({ status: Type.String(), ...RUNTIME }),
           },
         },
       },
       async (_request, reply) => {
-        if (await ctx.store.ping()) return { status: 'ok' as const };
-        return reply.code(503).send({ status: 'storage unavailable' });
+        const health = await ctx.storage.ping();
+        const runtime = { node: process.version, store: health.dialect, driver: health.driver };
+        if (!health.reachable) return reply.code(503).send({ status: 'storage unavailable', ...runtime });
+        // Reads and deletes still work; writes that add data answer 507 until room is made.
+        if (health.writeBlocker)
+          return { status: 'degraded' as const, reason: health.writeBlocker, ...runtime };
+        return { status: 'ok' as const, ...runtime };
       },
     );
 

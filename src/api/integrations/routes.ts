@@ -9,8 +9,10 @@ import { IntegrationOut, IntegrationParams, TeamParams } from './schemas.js';
 export function presentIntegration(integration: Integration) {
   return {
     id: integration.id,
+    uuid: integration.id,
     team_id: integration.team_id,
     integration_type: integration.integration_type,
+    type: integration.integration_type,
     description: integration.description,
     config: maskedConfig(integration),
     created_at: integration.created_at,

@@ -4,8 +4,10 @@ import { StringEnum } from '../../domain/schema.js';
 
 export const IntegrationOut = Type.Object({
   id: Type.String(),
+  uuid: Type.String({ description: 'Same as id (the name clients of the original service read)' }),
   team_id: Type.String(),
   integration_type: StringEnum(INTEGRATION_TYPES),
+  type: StringEnum(INTEGRATION_TYPES, { description: 'Same as integration_type' }),
   description: Type.String(),
   config: Type.Record(Type.String(), Type.String(), {
     description: 'Secrets masked: Slack URL host only, keys as their last four characters',

@@ -1,4 +1,4 @@
-import type { ListedMessage } from '../../capture/message.js';
+import type { ListedMessage } from '../../domain/messages.js';
 
 /** A list item as the API shows it. */
 export function presentListItem(message: ListedMessage): ListedMessage {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { MESSAGE_VIEWS } from '../../capture/message.js';
+import { MESSAGE_VIEWS } from '../../domain/messages.js';
 import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok } from '../shared/envelope.js';
@@ -40,7 +40,7 @@ export const messageRoutes =
     app.post(
       `${base}/messages`,
       {
-        config: write,
+        config: { ...write, idempotent: true },
         schema: {
           tags,
           summary: 'Create messages: one object or an array of at most 50; a result per item, in order',

@@ -58,6 +58,13 @@ export const MessageDetail = Type.Object({
 
 export const SharedMessage = Type.Object({ ...MessageDetail.properties, public_url: Type.String() });
 
+/**
+ * What a public link shows: the exchange, without the bucket key (which would let anyone with the
+ * link send traffic into the bucket).
+ */
+const { bucket_key: _bucketKey, ...publicProperties } = MessageDetail.properties;
+export const PublicMessage = Type.Object(publicProperties);
+
 const Problem = Type.Object({ code: Type.Integer(), message: Type.String(), more_info: Type.String() });
 
 export const ItemResultOut = Type.Object({

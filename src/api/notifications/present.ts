@@ -1,5 +1,5 @@
 import type { Integration } from '../../domain/integrations.js';
-import type { Channel } from '../../services/notifications.js';
+import type { Channel } from '../../services/notification-delivery.js';
 import type { Principal } from '../../services/principal.js';
 import { visibleEmail } from '../../services/principal.js';
 import type { NotificationAttemptRow, NotificationRow, OutboxRow } from '../../store/database.js';

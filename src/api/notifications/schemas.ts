@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../../domain/schema.js';
-import { CHANNELS, OUTBOX_PAGE } from '../../services/notifications.js';
+import { CHANNELS } from '../../services/notification-delivery.js';
+import { OUTBOX_PAGE } from '../../services/notifications.js';
 import { Nullable } from '../shared/envelope.js';
 
 export const DeliveryOut = Type.Object({

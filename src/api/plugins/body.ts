@@ -71,14 +71,28 @@ function findInfinite(root: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether a route marks its body schema `x-empty-body`: an empty JSON body reads as no body. */
+function acceptsEmptyBody(schema: unknown): boolean {
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    (schema as Record<string, unknown>)['x-empty-body'] === true
+  );
+}
+
 /**
  * The API reads JSON bodies only: `application/json` (any charset), parsed safely (no prototype
  * keys). A body sent with another or no Content-Type is refused with 415 before any work is done.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // Clients of the original service send `Content-Type: application/json` with no body on every
+    // DELETE and on `POST /buckets?name=…` (whose body schema is marked `x-empty-body`).
+    if (text === '' && (request.method === 'DELETE' || acceptsEmptyBody(request.routeOptions.schema?.body))) {
+      return done(null, undefined);
+    }
     if (text.trim() === '') {
       return done(
         new AppError(

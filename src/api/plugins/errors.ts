@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, type ErrorCode, RateLimited } from '../../domain/errors.js';
+import { AppError, type ErrorCode, RateLimited, StorageFull, StoreUnavailable } from '../../domain/errors.js';
+import { storeFailureOf } from '../../store/errors.js';
 
 /** Shared by Fastify's router and the one that tells 405 from 404, so both match the same paths. */
 export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 200 } as const;
@@ -30,8 +31,13 @@ const BY_STATUS: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
+/**
+ * The error envelope. `status` also sits at the top level, beside `data`, `meta` and `error`, for
+ * clients of the original service that decode an error as `{status, error}` (docs/runscope-compat.md).
+ */
 export function errorBody(error: AppError, moreInfo: string) {
   return {
+    status: error.status,
     data: null,
     meta: { status: 'error' as const },
     error: {
@@ -46,14 +52,20 @@ export function errorBody(error: AppError, moreInfo: string) {
 
 export function sendError(reply: FastifyReply, error: AppError, moreInfo: string): FastifyReply {
   if (error.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
-  if (error instanceof RateLimited)
+  if (error instanceof RateLimited || error instanceof StoreUnavailable)
     reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, moreInfo));
 }
 
-/** Maps anything thrown into our catalog: client errors keep their meaning, the rest become a logged 500. */
+/**
+ * Maps anything thrown into our catalog: client errors keep their meaning, a store that cannot be
+ * reached is a 503 and one that cannot take a write a 507, the rest become a logged 500.
+ */
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
+  const failure = storeFailureOf(error);
+  if (failure === 'unavailable') return new StoreUnavailable();
+  if (failure === 'full') return new StorageFull();
   const fastifyError = error as FastifyError;
   const code = FASTIFY_CODES[fastifyError.code ?? ''];
   if (code === 'invalid_json')
@@ -78,7 +90,11 @@ export function toAppError(error: FastifyError | Error): AppError {
  * The error envelope (DESIGN §2) for every failure: our own errors, Fastify's parser errors, unknown
  * routes (404) and known paths with another method (405, with Allow).
  */
-export function registerErrorHandling(app: FastifyInstance, moreInfo: string): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  moreInfo: string,
+  notFoundMessage: (path: string) => string = (path) => `No resource at ${path}`,
+): void {
   const router = findMyWay(ROUTER_OPTIONS);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -105,7 +121,7 @@ export function registerErrorHandling(app: FastifyInstance, moreInfo: string): v
             'method_not_allowed',
             `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
           )
-        : new AppError('not_found', `No resource at ${path}`);
+        : new AppError('not_found', notFoundMessage(path));
     if (allowed.length > 0) reply.header('Allow', allowed.join(', '));
     sendError(reply, error, moreInfo);
   });

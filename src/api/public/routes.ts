@@ -7,7 +7,7 @@ import { renderMessagePage, renderNotFoundPage } from '../../capture/render.js';
 import { notFound } from '../../domain/errors.js';
 import type { ApiContext } from '../context.js';
 import { dashboardDirectory } from '../dashboard/routes.js';
-import { MessageDetail } from '../messages/schemas.js';
+import { PublicMessage } from '../messages/schemas.js';
 import { Envelope, ErrorEnvelope, ok } from '../shared/envelope.js';
 
 /** The page may style itself inline and show data: images; nothing else loads, runs, frames or posts. */
@@ -77,7 +77,7 @@ export const publicMessageRoutes =
             'A shared message (no auth): HTML for browsers, the message detail for Accept: application/json',
           params: Type.Object({ token: Type.String() }),
           response: {
-            200: Envelope(MessageDetail),
+            200: Envelope(PublicMessage),
             404: Type.Ref(ErrorEnvelope),
           },
         },

@@ -1,5 +1,6 @@
 import type { ScriptResult } from '../../domain/results.js';
-import type { StartedRun, stepSummary } from '../../services/runs.js';
+import type { StartedRun } from '../../services/runs/launcher.js';
+import type { stepSummary } from '../../services/runs/rows.js';
 import type { TestRunRow } from '../../store/database.js';
 
 export function testUrl(publicUrl: string, bucketKey: string, testId: string): string {
@@ -89,6 +90,7 @@ export function presentStartedRuns(runs: readonly StartedRun[], publicUrl: strin
       status: 'init',
       test_run_url: runUrl(publicUrl, row),
       test_url: testUrl(publicUrl, row.bucket_key, row.test_id),
+      url: runUrl(publicUrl, row),
       variables,
     })),
     runs_started: runs.length,

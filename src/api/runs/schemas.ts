@@ -142,6 +142,7 @@ export const StartedRunOut = Type.Object({
   status: Type.String(),
   test_run_url: Type.String(),
   test_url: Type.String(),
+  url: Type.String({ description: 'Same as test_run_url; the name older clients read' }),
   variables: StringMapOut,
 });
 
@@ -193,6 +194,25 @@ export const MetricsOut = Type.Object({
     total_test_runs: Num(),
     success_ratio: Num(),
   }),
+});
+
+/**
+ * The metrics answer: the metrics object at the top level, as the original service answered it (its
+ * Go client decodes the body straight into the metrics), and also in the envelope's `data`.
+ */
+export const MetricsAnswer = Type.Object({
+  ...MetricsOut.properties,
+  region: Type.String({ description: 'The region asked for, or "all"' }),
+  timeframe: StringEnum(TIMEFRAMES),
+  environment_uuid: Type.String({ description: 'The environment asked for, or "all"' }),
+  data: Type.Object({
+    ...MetricsOut.properties,
+    region: Type.String(),
+    timeframe: StringEnum(TIMEFRAMES),
+    environment_uuid: Type.String(),
+  }),
+  meta: Type.Object({ status: Type.Literal('success') }),
+  error: Type.Null(),
 });
 
 export const ManualRunBody = Type.Object({

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IntervalSchema } from '../../domain/schedules.js';
+import { OrNull } from '../../domain/schema.js';
 
 export const ScheduleOut = Type.Object({
   id: Type.String(),
@@ -7,14 +8,17 @@ export const ScheduleOut = Type.Object({
   interval: Type.String(),
   note: Type.String(),
   created_at: Type.Integer(),
+  version: Type.String({ description: 'Format version of the answer' }),
+  exported_at: Type.Integer({ description: 'When this version was written, Unix seconds' }),
 });
 
+/** A schedule write; null means not given (environment_id: the test's default environment). */
 export const ScheduleCreate = Type.Object({
-  environment_id: Type.Optional(
+  environment_id: OrNull(
     Type.String({ maxLength: 64, description: "Defaults to the test's default environment" }),
   ),
   interval: IntervalSchema,
-  note: Type.Optional(Type.String({ maxLength: 2_000 })),
+  note: OrNull(Type.String({ maxLength: 2_000 })),
 });
 export const SchedulePatch = Type.Partial(ScheduleCreate);
 

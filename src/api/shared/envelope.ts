@@ -32,6 +32,7 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T): TUnsa
 
 export const ErrorEnvelope = Type.Object(
   {
+    status: Type.Integer({ description: 'The HTTP status, as in error.status' }),
     data: Type.Null(),
     meta: Type.Object({ status: Type.Literal('error') }),
     error: Type.Object({
@@ -54,6 +55,9 @@ export const errorResponses = {
   401: Type.Ref(ErrorEnvelope),
   403: Type.Ref(ErrorEnvelope),
   404: Type.Ref(ErrorEnvelope),
+  // The store cannot be reached (with Retry-After), or cannot take a write (docs/operations.md).
+  503: Type.Ref(ErrorEnvelope),
+  507: Type.Ref(ErrorEnvelope),
 };
 
 export const BucketParams = Type.Object({ bucket_key: Type.String() });

@@ -13,16 +13,40 @@ export const stepRoutes =
     const { steps } = ctx.services;
     const write = { scope: 'test:write' as const };
 
+    app.get(
+      '/buckets/:bucket_key/tests/:test_id/steps',
+      {
+        schema: {
+          tags: ['steps'],
+          summary: 'The steps of the test, in order',
+          params: TestParams,
+          response: { 200: Envelope(Type.Array(StepOut)), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id } = request.params;
+        return ok(await steps.list(principalOf(request), bucket_key, test_id));
+      },
+    );
+
+    // The spec answers a new step with the full test; the original service (API_COMPAT=runscope)
+    // answered the test's step list, whose last element its clients read.
+    const stepList = ctx.apiCompat === 'runscope';
     app.post(
       '/buckets/:bucket_key/tests/:test_id/steps',
       {
         config: write,
         schema: {
           tags: ['steps'],
-          summary: 'Add a step at the end of the test; `step_type` selects the type',
+          summary: stepList
+            ? 'Add a step at the end of the test; answers the step list (API_COMPAT=runscope)'
+            : 'Add a step at the end of the test; `step_type` selects the type',
           params: TestParams,
           body: StepInput,
-          response: { 201: Envelope(TestDetail), ...errorResponses },
+          response: {
+            201: stepList ? Envelope(Type.Array(StepOut)) : Envelope(TestDetail),
+            ...errorResponses,
+          },
         },
       },
       async (request, reply) => {
@@ -34,7 +58,7 @@ export const stepRoutes =
           request.body,
         );
         reply.code(201);
-        return ok(presentTest(aggregate, actor, ctx.publicUrl));
+        return ok(stepList ? aggregate.steps : presentTest(aggregate, actor, ctx.publicUrl));
       },
     );
 
@@ -84,17 +108,15 @@ export const stepRoutes =
         config: write,
         schema: {
           tags: ['steps'],
-          summary: 'Change properties of a step (same shape as adding one of its type)',
+          summary: 'Change properties of a step (same shape as adding one of its type); answers the step',
           params: StepParams,
           body: StepPatch,
-          response: { 200: Envelope(TestDetail), ...errorResponses },
+          response: { 200: Envelope(StepOut), ...errorResponses },
         },
       },
       async (request) => {
-        const actor = actorOf(request);
         const { bucket_key, test_id, step_id } = request.params;
-        const aggregate = await steps.update(actor, bucket_key, test_id, step_id, request.body);
-        return ok(presentTest(aggregate, actor, ctx.publicUrl));
+        return ok(await steps.update(actorOf(request), bucket_key, test_id, step_id, request.body));
       },
     );
 

@@ -1,8 +1,8 @@
-import { environmentView } from '../../services/environments.js';
 import { type Principal, visibleEmail } from '../../services/principal.js';
 import type { TestAggregate, TestSummary } from '../../services/tests.js';
 import type { RevisionRow, ScheduleRow } from '../../store/database.js';
-import type { TestWithCreator } from '../../store/repositories/tests.js';
+import type { TestWithCreator } from '../../services/tests.js';
+import { EXPORT_VERSION, presentEnvironment } from '../environments/present.js';
 
 export function presentSchedule(row: ScheduleRow) {
   return {
@@ -11,6 +11,9 @@ export function presentSchedule(row: ScheduleRow) {
     interval: row.interval,
     note: row.note,
     created_at: row.created_at,
+    version: EXPORT_VERSION,
+    // A schedule is stamped with its creation: two reads of it are equal.
+    exported_at: row.created_at,
   };
 }
 
@@ -36,7 +39,7 @@ export function triggerUrl(publicUrl: string, triggerId: string): string {
 export function presentTest(aggregate: TestAggregate, principal: Principal, publicUrl: string) {
   return {
     ...presentTestListItem(aggregate.test, principal),
-    environments: aggregate.environments.map(environmentView),
+    environments: aggregate.environments.map(presentEnvironment),
     steps: aggregate.steps,
     schedules: aggregate.schedules.map(presentSchedule),
     last_run: aggregate.lastRun ?? null,

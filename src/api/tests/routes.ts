@@ -28,7 +28,7 @@ export const testRoutes =
       {
         schema: {
           tags: ['tests'],
-          summary: 'List the tests of a bucket',
+          summary: 'List the tests of a bucket, newest first (?count=&offset= page)',
           params: BucketParams,
           querystring: TestsQuery,
           response: { 200: Envelope(Type.Array(TestListItem)), ...errorResponses },
@@ -48,7 +48,7 @@ export const testRoutes =
           tags: ['tests'],
           summary: 'The tests list of the dashboard: each test with its schedules, last run and recent runs',
           description:
-            'Ordered like GET …/tests. `meta.total` is the number of tests in the bucket. `recent_runs` are up to ' +
+            'Oldest first (GET …/tests lists newest first). `meta.total` is the number of tests in the bucket. `recent_runs` are up to ' +
             '20 newest finished (pass or fail) runs, oldest first; `response_time_ms` is the sum of the ' +
             "run's request response times.",
           params: BucketParams,
@@ -163,13 +163,24 @@ export const testRoutes =
       {
         schema: {
           tags: ['tests'],
-          summary: 'The test as portable JSON (POST it to …/tests to recreate it; `vigil run` runs it)',
+          summary:
+            'The test as a portable JSON file (POST it to …/tests to recreate it; `vigil run` runs it)',
+          description:
+            'A download: the bare test document, not wrapped in the envelope, with ' +
+            '`Content-Disposition: attachment; filename="<test name>.json"`. Errors keep the envelope.',
           params: TestParams,
-          response: { 200: Envelope(TestExportOut), ...errorResponses },
+          response: { 200: TestExportOut, ...errorResponses },
         },
       },
-      async (request) =>
-        ok(await tests.export(principalOf(request), request.params.bucket_key, request.params.test_id)),
+      async (request, reply) => {
+        const exported = await tests.export(
+          principalOf(request),
+          request.params.bucket_key,
+          request.params.test_id,
+        );
+        reply.header('content-disposition', `attachment; filename="${exportFileName(exported.name)}"`);
+        return exported;
+      },
     );
 
     app.get(
@@ -232,3 +243,13 @@ export const testRoutes =
       },
     );
   };
+
+/** A file name for an exported test: its name in safe characters, else `test`, with `.json`. */
+export function exportFileName(name: string): string {
+  const safe = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '')
+    .slice(0, 100);
+  return `${safe || 'test'}.json`;
+}

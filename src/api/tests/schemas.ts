@@ -4,12 +4,17 @@ import { IntervalSchema } from '../../domain/schedules.js';
 import { StepInput } from '../../domain/steps.js';
 import { EnvironmentOut } from '../environments/schemas.js';
 import { ScheduleOut } from '../schedules/schemas.js';
+import { OrNull } from '../../domain/schema.js';
 import { Nullable } from '../shared/envelope.js';
 import { StepOut } from '../steps/schemas.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const DescriptionOut = Nullable(Type.String());
+const DefaultEnvironmentRef = Type.String({
+  maxLength: 64,
+  description: 'An environment of the test or a shared one of the bucket; "" or null: unchanged',
+});
 
 const ImportedEnvironment = Type.Composite([
   Type.Object({ id: Type.Optional(Type.String({ maxLength: 64 })) }),
@@ -20,15 +25,15 @@ const ImportedEnvironment = Type.Composite([
 export const TestCreate = Type.Object({
   name: Name,
   description: Type.Optional(Description),
-  default_environment_id: Type.Optional(Type.String({ maxLength: 64 })),
-  environments: Type.Optional(Type.Array(ImportedEnvironment, { maxItems: 100 })),
-  shared_environments: Type.Optional(
+  default_environment_id: OrNull(DefaultEnvironmentRef),
+  environments: OrNull(Type.Array(ImportedEnvironment, { maxItems: 100 })),
+  shared_environments: OrNull(
     Type.Array(Type.Composite([Type.Object({ id: Type.String({ maxLength: 64 }) }), EnvironmentInput]), {
       maxItems: 100,
     }),
   ),
-  steps: Type.Optional(Type.Array(StepInput, { maxItems: 200 })),
-  schedules: Type.Optional(
+  steps: OrNull(Type.Array(StepInput, { maxItems: 200 })),
+  schedules: OrNull(
     Type.Array(
       Type.Object({
         environment_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -46,11 +51,15 @@ export const TestCreateBody = Type.Unsafe<Static<typeof TestCreate> | Static<typ
   else: TestCreate,
 });
 
+/**
+ * A test PUT. Read-only fields a client echoes back (`id`, `created_at`, `trigger_url`, `last_run`,
+ * `schedules`, …) are ignored; null means "not given".
+ */
 export const TestPatch = Type.Object({
   name: Type.Optional(Name),
   description: Type.Optional(Description),
-  default_environment_id: Type.Optional(Type.String({ maxLength: 64 })),
-  steps: Type.Optional(Type.Array(StepInput, { maxItems: 200 })),
+  default_environment_id: OrNull(DefaultEnvironmentRef),
+  steps: OrNull(Type.Array(StepInput, { maxItems: 200 })),
 });
 
 export const TestsQuery = Type.Object({

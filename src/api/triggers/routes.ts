@@ -3,49 +3,34 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError, invalid } from '../../domain/errors.js';
-import { MAX_BATCH } from '../../services/runs.js';
+import { MAX_BATCH } from '../../services/runs/launcher.js';
+import { type ParameterSource, triggerParameters } from '../../services/runs/parameters.js';
 import type { ApiContext } from '../context.js';
 import { presentStartedRuns } from '../runs/present.js';
 import { TriggerOut } from '../runs/schemas.js';
 import { Envelope, ok } from '../shared/envelope.js';
 
 const TriggerParams = Type.Object({ trigger_id: Type.String({ maxLength: 128 }) });
-const MAX_PARAMETERS = 500;
-const MAX_VALUE_LENGTH = 100_000;
-const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 
 /**
  * The variables a trigger request carries: query parameters, then form or JSON body fields (the
- * body wins). Repeated names keep their last value; names must be variable names.
+ * body wins). Repeated names keep their last value.
  */
-function triggerParameters(request: FastifyRequest): Record<string, string> {
-  const out: Record<string, string> = {};
-  const add = (source: string, values: Record<string, unknown>) => {
-    for (const [name, raw] of Object.entries(values)) {
-      const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-      if (value === undefined) continue;
-      if (!PARAMETER_NAME.test(name))
-        throw invalid(`${source}.${name}`, 'is not a valid variable name (letters, digits, _ . -)');
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-        throw invalid(`${source}.${name}`, 'must be a string, number or boolean');
-      }
-      const text = String(value);
-      if (text.length > MAX_VALUE_LENGTH)
-        throw invalid(`${source}.${name}`, `is longer than ${MAX_VALUE_LENGTH} characters`);
-      if (text.includes('\u0000')) throw invalid(`${source}.${name}`, 'contains a NUL character');
-      out[name] = text;
-    }
-  };
-  add('query', request.query as Record<string, unknown>);
+function requestParameters(request: FastifyRequest): Record<string, string> {
+  const sources: ParameterSource[] = [
+    { values: request.query as Record<string, unknown>, field: (name) => `query.${name}`, repeated: true },
+  ];
   const body = request.body;
   if (body !== undefined && body !== null && body !== '') {
     if (typeof body !== 'object' || Array.isArray(body))
       throw invalid('body', 'must be an object of variables');
-    add('body', body as Record<string, unknown>);
+    sources.push({
+      values: body as Record<string, unknown>,
+      field: (name) => `body.${name}`,
+      repeated: true,
+    });
   }
-  if (Object.keys(out).length > MAX_PARAMETERS)
-    throw invalid('query', `carries more than ${MAX_PARAMETERS} parameters`);
-  return out;
+  return triggerParameters(sources, 'query');
 }
 
 /**
@@ -55,7 +40,7 @@ function triggerParameters(request: FastifyRequest): Record<string, string> {
 export const triggerRoutes =
   (ctx: ApiContext): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const { runs } = ctx.services;
+    const { launcher } = ctx.services;
     const tags = ['triggers'];
     const response = { 201: Envelope(TriggerOut) };
 
@@ -68,7 +53,7 @@ export const triggerRoutes =
     const trigger = async (request: FastifyRequest) => {
       const { trigger_id } = request.params as { trigger_id: string };
       return presentStartedRuns(
-        await runs.triggerTest(trigger_id, triggerParameters(request)),
+        await launcher.triggerTest(trigger_id, requestParameters(request)),
         ctx.publicUrl,
       );
     };
@@ -77,7 +62,7 @@ export const triggerRoutes =
       app.route({
         method,
         url: '/radar/:trigger_id/trigger',
-        config: { scope: null },
+        config: { scope: null, idempotent: true },
         schema: {
           tags,
           summary: 'Start a run of the test (query/form parameters become variables)',
@@ -93,7 +78,7 @@ export const triggerRoutes =
       app.route({
         method,
         url: '/radar/bucket/:trigger_id/trigger',
-        config: { scope: null },
+        config: { scope: null, idempotent: true },
         schema: {
           tags,
           summary: 'Run every test of the bucket with its default environment',
@@ -101,7 +86,7 @@ export const triggerRoutes =
           response,
         },
         handler: async (request, reply) => {
-          const started = await runs.triggerBucket(request.params.trigger_id, triggerParameters(request));
+          const started = await launcher.triggerBucket(request.params.trigger_id, requestParameters(request));
           reply.code(201);
           return ok(presentStartedRuns(started, ctx.publicUrl));
         },
@@ -111,7 +96,7 @@ export const triggerRoutes =
     app.post(
       '/radar/:trigger_id/batch',
       {
-        config: { scope: null },
+        config: { scope: null, idempotent: true },
         schema: {
           tags,
           summary: `Start one run per variable set (a JSON array of at most ${MAX_BATCH} objects)`,
@@ -132,18 +117,14 @@ export const triggerRoutes =
           if (typeof set !== 'object' || set === null || Array.isArray(set)) {
             throw invalid(`/${index}`, 'must be an object of variables');
           }
-          const out: Record<string, string> = {};
-          for (const [name, value] of Object.entries(set)) {
-            if (!PARAMETER_NAME.test(name))
-              throw invalid(`/${index}/${name}`, 'is not a valid variable name');
-            if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-              throw invalid(`/${index}/${name}`, 'must be a string, number or boolean');
-            }
-            out[name] = String(value);
-          }
-          return out;
+          // Each variable set is checked as one trigger call's parameters are.
+          const values = set as Record<string, unknown>;
+          return triggerParameters(
+            [{ values, field: (name) => `/${index}/${name}`, repeated: false }],
+            `/${index}`,
+          );
         });
-        const started = await runs.triggerBatch(request.params.trigger_id, sets);
+        const started = await launcher.triggerBatch(request.params.trigger_id, sets);
         reply.code(201);
         return ok(presentStartedRuns(started, ctx.publicUrl));
       },

@@ -1,6 +1,6 @@
 import { type Principal, visibleEmail } from '../../services/principal.js';
 import type { ViewFilters } from '../../services/views.js';
-import type { SavedViewWithCreator } from '../../store/repositories/views.js';
+import type { SavedViewWithCreator } from '../../services/views.js';
 
 export function presentView(view: SavedViewWithCreator, principal: Principal) {
   return {

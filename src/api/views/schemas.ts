@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { MESSAGE_VIEWS } from '../../capture/message.js';
+import { MESSAGE_VIEWS } from '../../domain/messages.js';
 import { VIEW_NAME_LENGTH, VIEW_WINDOWS } from '../../services/views.js';
 import { MessageFilterQuery } from '../messages/schemas.js';
 

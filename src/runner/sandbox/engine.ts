@@ -47,6 +47,12 @@ export interface EngineResult {
 export const MAX_USES = 500;
 
 /**
+ * Growth of the WebAssembly memory past its size after the first context after which the thread
+ * ends (worker.ts): the memory never shrinks, so only a new thread gives the pages back.
+ */
+export const RETIRE_GROWN_BYTES = 8 * 1024 * 1024;
+
+/**
  * QuickJS counts only its own stack; the WebAssembly frames under it use the thread's native stack
  * (4 MiB). At 768 KiB deeply nested JSON.parse already overflows the native stack first; at 512 KiB
  * only Proxy-trap recursion does, which `run` reports as a stack error and the thread is replaced.
@@ -75,7 +81,9 @@ interface WarmContext {
  * QuickJS's own memory limit refuses one allocation over the limit but does not add up large
  * strings and buffers (quickjs-emscripten issue #271). The engine's WebAssembly memory is ours
  * instead: while a job runs, growing it past `capBytes` fails, malloc returns NULL and QuickJS
- * throws its "out of memory". `baseBytes` is the heap a prepared context needs.
+ * throws its "out of memory". `baseBytes` is the size of the memory once the first context was
+ * built, fixed for the life of the module: WebAssembly memory never shrinks, so measuring it again
+ * after a job that filled it would raise every later cap by that job's allocation.
  */
 interface HeapGuard {
   memory: WebAssembly.Memory;
@@ -231,6 +239,14 @@ export class ScriptEngine {
     return this.warm?.baselineBytes ?? 0;
   }
 
+  /**
+   * Bytes the WebAssembly memory grew past its size after the first context was built. It never
+   * shrinks again: only ending the thread gives those pages back.
+   */
+  grownBytes(): number {
+    return Math.max(0, this.heap.memory.buffer.byteLength - this.heap.baseBytes);
+  }
+
   dispose(): void {
     this.discard();
   }
@@ -248,7 +264,7 @@ export class ScriptEngine {
       const loaded = context.evalCode(this.prelude, 'prelude.js');
       context.unwrapResult(loaded).dispose();
       const prepare = context.unwrapResult(context.evalCode('__vigilInstall()', 'install.js'));
-      this.heap.baseBytes = Math.max(this.heap.baseBytes, this.heap.memory.buffer.byteLength);
+      if (this.heap.baseBytes === 0) this.heap.baseBytes = this.heap.memory.buffer.byteLength;
       return { runtime, context, prepare, baselineBytes: memoryUsed(runtime, context), uses: 0 };
     } catch (error) {
       runtime.dispose();

@@ -46,32 +46,303 @@ const PARAMETERS = 'request,response,variables,log,assert,encode_base64,decode_b
 const MEMORY_MESSAGE = 'script exceeded its memory limit';
 const STACK_MESSAGE = 'script exceeded its stack limit (too much recursion)';
 
+// The realm's own built-ins, taken when the bundle is evaluated: before any script runs, and before
+// hardening freezes them in place.
+const realm = globalThis as unknown as Record<string, unknown>;
+const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, keys } = Object;
+const ownKeys = Reflect.ownKeys;
+const evaluate = realm.eval as (source: string) => unknown;
+const { stringify, parse } = JSON;
+const objectToString = Object.prototype.toString;
+
+type Outcome = { error: string | null; limit: SessionOutput['limit'] };
+
+/** Installs the script globals, hardens the realm and returns `prepare`. */
 function install(): (code: string, input: string) => Session {
-  const realm = globalThis as unknown as Record<string, unknown>;
+  const chai = takeChai();
+  installGlobals(chai);
+  const brands = brandChecks();
+  allowOverrides(realm);
+  hardenAll(hiddenIntrinsics(realm, chai), brands);
+  return preparer(chai.AssertionError);
+}
+
+/** Takes Chai's exports off the global object, with everything else a script must not find there. */
+function takeChai(): ChaiExports {
   const chai = realm.__vigilChai as ChaiExports;
   delete realm.__vigilChai;
   delete realm.__vigilInstall;
   // Their callbacks run at garbage-collection time, which could fall inside a later job.
   delete realm.WeakRef;
   delete realm.FinalizationRegistry;
+  return chai;
+}
 
-  const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, keys } = Object;
-  const ownKeys = Reflect.ownKeys;
-  const evaluate = realm.eval as (source: string) => unknown;
-  const { stringify, parse } = JSON;
-  const AssertionError = chai.AssertionError;
-
-  const base64 = makeBase64();
+/** The globals every script has besides its parameters: `assert`, `encode_base64`, `decode_base64`. */
+function installGlobals(chai: ChaiExports): void {
   for (const [name, value] of [
     ['assert', chai.assert],
-    ['encode_base64', base64.encode],
-    ['decode_base64', base64.decode],
+    ['encode_base64', encodeBase64],
+    ['decode_base64', decodeBase64],
   ] as const) {
     defineProperty(realm, name, { value, writable: false, enumerable: false, configurable: false });
   }
+}
 
-  const objectToString = Object.prototype.toString;
-  const brands = new Map<string, (this: unknown) => unknown>([
+/** `prepare`: one job's code and input (JSON) in, the session the worker drives out. */
+function preparer(AssertionError: ChaiExports['AssertionError']) {
+  return function prepare(code: string, inputJson: string): Session {
+    const input = parse(inputJson) as SessionInput;
+    const store = new Map<string, string>();
+    for (const name of keys(input.variables)) store.set(name, String(input.variables[name]));
+    const { log, lines } = scriptLog(input.outputBytes);
+    const variables = scriptVariables(store);
+
+    let request: Record<string, unknown> | undefined;
+    if (input.request !== null) request = input.requestWritable ? input.request : deepFreeze(input.request);
+    const response = input.response === null ? undefined : deepFreeze(input.response);
+
+    const outcome: Outcome = { error: null, limit: null };
+    const fail = (thrown: unknown): void => {
+      const described = describe(thrown, AssertionError);
+      outcome.error = described.message;
+      outcome.limit = described.limit;
+    };
+
+    return function session(phase: number): string | undefined {
+      if (phase === RUN) {
+        try {
+          const source = `"use strict";(function(${PARAMETERS}){"use strict";\n${code}\n})`;
+          // An indirect (called through another name), strict eval: the script's declarations,
+          // even ones that break out of the wrapper, stay inside it and never reach the global scope.
+          const script = evaluate(source);
+          if (typeof script !== 'function') throw new SyntaxError('the script is not a function body');
+          script.call(undefined, request, response, variables, log, realm.assert, encodeBase64, decodeBase64);
+        } catch (thrown) {
+          fail(thrown);
+        }
+        return undefined;
+      }
+      if (phase !== FINISH && phase !== FINISH_WITHOUT_REQUEST) throw new TypeError('unknown phase');
+      const withRequest = phase === FINISH && input.requestWritable ? request : undefined;
+      return stringify(sessionOutput(outcome, lines, store, withRequest, fail));
+    };
+  };
+}
+
+/** A job's `log`: lines kept up to `limitBytes` of output, then one line saying where it was cut. */
+function scriptLog(limitBytes: number): { log: (...args: unknown[]) => void; lines: string[] } {
+  const lines: string[] = [];
+  let outputBytes = 0;
+  let outputFull = false;
+  const log = freeze(function log(...args: unknown[]): void {
+    if (outputFull) return;
+    const line = args.map(formatLogValue).join(' ');
+    const size = utf8Length(line) + 1;
+    if (outputBytes + size <= limitBytes) {
+      lines.push(line);
+      outputBytes += size;
+      return;
+    }
+    const room = limitBytes - outputBytes;
+    if (room > 1) lines.push(utf8Prefix(line, room - 1));
+    lines.push(`… output cut at ${limitBytes} bytes`);
+    outputFull = true;
+  });
+  return { log, lines };
+}
+
+/** A job's `variables`: get and set over the job's own store. */
+function scriptVariables(store: Map<string, string>) {
+  return freeze({
+    get(name: unknown): string | undefined {
+      return store.get(String(name));
+    },
+    set(name: unknown, value: unknown): void {
+      store.set(String(name), String(value));
+    },
+  });
+}
+
+/** What `finish` hands back; `request` is the script's request when the job takes it back. */
+function sessionOutput(
+  outcome: Outcome,
+  lines: string[],
+  store: Map<string, string>,
+  request: Record<string, unknown> | undefined,
+  fail: (thrown: unknown) => void,
+): SessionOutput {
+  const output: SessionOutput = {
+    error: outcome.error,
+    limit: outcome.limit,
+    output: lines.join('\n'),
+    variables: {},
+  };
+  for (const [name, value] of store) {
+    defineProperty(output.variables, name, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  if (request !== undefined) {
+    try {
+      output.request = parse(stringify(request)) as unknown;
+    } catch (thrown) {
+      fail(thrown);
+      output.error = `the modified request cannot be read: ${outcome.error ?? ''}`;
+      output.limit = outcome.limit;
+    }
+  }
+  return output;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const key of keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    freeze(value);
+  }
+  return value;
+}
+
+/** The message (and limit hit, if any) of what a script threw. */
+function describe(
+  error: unknown,
+  AssertionError: ChaiExports['AssertionError'],
+): { message: string; limit: SessionOutput['limit'] } {
+  if (typeof error !== 'object' || error === null) {
+    return { message: `uncaught exception: ${safeString(error)}`, limit: null };
+  }
+  const record = error as Record<string, unknown>;
+  const name = safeString(record.name);
+  const message = safeString(record.message);
+  if (name === 'InternalError' && message === 'out of memory')
+    return { message: MEMORY_MESSAGE, limit: 'memory' };
+  if (message === 'stack overflow') return { message: STACK_MESSAGE, limit: 'stack' };
+  if (error instanceof AssertionError) return { message, limit: null };
+  const where = location(safeString(record.stack));
+  if (name === 'SyntaxError') return { message: `syntax error: ${message}${where}`, limit: null };
+  return { message: `${name}: ${message}${where}`, limit: null };
+}
+
+function location(stack: string): string {
+  const match = /<input>:(\d+)(?::(\d+))?/.exec(stack);
+  if (match === null) return '';
+  // The wrapper takes the first line of the evaluated source.
+  const line = Number(match[1]) - 1;
+  if (line < 1) return '';
+  return match[2] === undefined ? ` (line ${line})` : ` (line ${line}, column ${match[2]})`;
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === 'string' ? value : String(value);
+  } catch {
+    return '[unprintable value]';
+  }
+}
+
+function formatLogValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return `${safeString(value.name)}: ${safeString(value.message)}`;
+  try {
+    const json = stringify(value);
+    if (typeof json === 'string') return json;
+  } catch {
+    // Cycles and BigInts fall back to String().
+  }
+  return safeString(value);
+}
+
+/**
+ * Freezing a prototype makes assigning an inherited name on an instance fail ("override
+ * mistake"): `this.name = 'MyError'` in an Error subclass, `obj.toString = …`. For the names that
+ * code commonly assigns, the data property becomes a getter and a setter that defines the
+ * property on the instance, as a writable own property would have.
+ */
+function allowOverrides(global: Record<string, unknown>): void {
+  const proto = (name: string): object => (global[name] as { prototype: object }).prototype;
+  const errorNames = ['constructor', 'message', 'name', 'toString'];
+  const plan: [object, string[]][] = [
+    [
+      Object.prototype,
+      ['constructor', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', 'toString', 'valueOf'],
+    ],
+    [Array.prototype, ['toString']],
+    [Function.prototype, ['constructor', 'bind', 'toString']],
+    [Promise.prototype, ['constructor']],
+    ...['Error', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError']
+      .concat(['InternalError', 'AggregateError'])
+      .filter((name) => typeof global[name] === 'function')
+      .map((name): [object, string[]] => [proto(name), errorNames]),
+  ];
+  for (const [target, names] of plan) {
+    for (const name of names) {
+      const descriptor = getOwnPropertyDescriptor(target, name);
+      if (descriptor === undefined || !('value' in descriptor)) continue;
+      const value: unknown = descriptor.value;
+      defineProperty(target, name, {
+        get: function getInherited(): unknown {
+          return value;
+        },
+        set: function setOwn(this: unknown, replacement: unknown): void {
+          if (this === target || (typeof this !== 'object' && typeof this !== 'function') || this === null) {
+            throw new TypeError(`Cannot assign to read only property '${name}'`);
+          }
+          defineProperty(this, name, {
+            value: replacement,
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        },
+        enumerable: descriptor.enumerable === true,
+        configurable: false,
+      });
+    }
+  }
+}
+
+/** Objects a script can reach that are not properties of anything on the global object. */
+function hiddenIntrinsics(global: Record<string, unknown>, exports: ChaiExports): unknown[] {
+  const found: unknown[] = [global, exports.assert, exports.AssertionError, exports.Assertion, install];
+  const sample = (make: () => unknown): void => {
+    try {
+      found.push(getPrototypeOf(make()));
+    } catch {
+      // An engine without that feature has nothing to freeze.
+    }
+  };
+  sample(() => function* generator() {});
+  sample(() => async function asyncFunction() {});
+  sample(() => async function* asyncGenerator() {});
+  sample(() => (function* generator() {})());
+  sample(() => (async function* asyncGenerator() {})());
+  sample(() => [][Symbol.iterator]());
+  sample(() => new Map().entries());
+  sample(() => new Set().values());
+  sample(() => ''[Symbol.iterator]());
+  sample(() => 'a'.matchAll(/a/g));
+  sample(() => (global.Iterator as { from(it: object): unknown }).from({ next: () => ({ done: true }) }));
+  sample(() => ([].values() as unknown as { map(fn: () => unknown): unknown }).map(() => 0));
+  sample(() => new Uint8Array(0));
+  sample(() => new Proxy({}, {}));
+  const strictArguments = (function strictArguments(): IArguments {
+    'use strict';
+    // eslint-disable-next-line prefer-rest-params
+    return arguments;
+  })();
+  found.push(getOwnPropertyDescriptor(strictArguments, 'callee')?.get);
+  found.push(getPrototypeOf(Uint8Array));
+  return found;
+}
+
+type BrandChecks = Map<string, (this: unknown) => unknown>;
+
+/** For each kind of object with mutable internal slots, a call that throws unless `this` is one. */
+function brandChecks(): BrandChecks {
+  return new Map<string, (this: unknown) => unknown>([
     ['Map', getter(Map.prototype, 'size')],
     ['Set', getter(Set.prototype, 'size')],
     [
@@ -92,289 +363,50 @@ function install(): (code: string, input: string) => Session {
     ['DataView', getter(DataView.prototype, 'byteLength')],
     ['TypedArray', getter(getPrototypeOf(Uint8Array.prototype) as object, 'length')],
   ]);
+}
 
-  allowOverrides(realm);
-  hardenAll(hiddenIntrinsics(realm, chai));
-
-  function deepFreeze<T>(value: T): T {
-    if (typeof value === 'object' && value !== null) {
-      for (const key of keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-      freeze(value);
-    }
-    return value;
-  }
-
-  function describe(error: unknown): { message: string; limit: SessionOutput['limit'] } {
-    if (typeof error !== 'object' || error === null) {
-      return { message: `uncaught exception: ${safeString(error)}`, limit: null };
-    }
-    const record = error as Record<string, unknown>;
-    const name = safeString(record.name);
-    const message = safeString(record.message);
-    if (name === 'InternalError' && message === 'out of memory')
-      return { message: MEMORY_MESSAGE, limit: 'memory' };
-    if (message === 'stack overflow') return { message: STACK_MESSAGE, limit: 'stack' };
-    if (error instanceof AssertionError) return { message, limit: null };
-    const where = location(safeString(record.stack));
-    if (name === 'SyntaxError') return { message: `syntax error: ${message}${where}`, limit: null };
-    return { message: `${name}: ${message}${where}`, limit: null };
-  }
-
-  function location(stack: string): string {
-    const match = /<input>:(\d+)(?::(\d+))?/.exec(stack);
-    if (match === null) return '';
-    // The wrapper takes the first line of the evaluated source.
-    const line = Number(match[1]) - 1;
-    if (line < 1) return '';
-    return match[2] === undefined ? ` (line ${line})` : ` (line ${line}, column ${match[2]})`;
-  }
-
-  function safeString(value: unknown): string {
-    try {
-      return typeof value === 'string' ? value : String(value);
-    } catch {
-      return '[unprintable value]';
+/** Freezes every object reachable from the roots through properties, accessors and prototypes. */
+function hardenAll(roots: unknown[], brands: BrandChecks): void {
+  const seen = new Set<unknown>();
+  const pending = roots.slice();
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value))
+      continue;
+    seen.add(value);
+    refuseMutableInternals(value, brands);
+    freeze(value);
+    pending.push(getPrototypeOf(value));
+    for (const key of ownKeys(value)) {
+      const descriptor = getOwnPropertyDescriptor(value, key);
+      if (descriptor === undefined) continue;
+      if ('value' in descriptor) pending.push(descriptor.value);
+      else pending.push(descriptor.get, descriptor.set);
     }
   }
+}
 
-  function formatLogValue(value: unknown): string {
-    if (typeof value === 'string') return value;
-    if (value instanceof Error) return `${safeString(value.name)}: ${safeString(value.message)}`;
-    try {
-      const json = stringify(value);
-      if (typeof json === 'string') return json;
-    } catch {
-      // Cycles and BigInts fall back to String().
-    }
-    return safeString(value);
+/** Freezing does not freeze the contents of a Map, Set, Date or buffer: none may be shared. */
+function refuseMutableInternals(value: object, brands: BrandChecks): void {
+  if (typeof value === 'function') return;
+  // The tag is a cheap first filter; the brand check (which throws for impostors) is exact.
+  const tag = objectToString.call(value).slice(8, -1);
+  const probe = brands.get(
+    /Array$/.test(tag) && tag !== 'Array' && tag !== 'ArrayBuffer' ? 'TypedArray' : tag,
+  );
+  if (probe === undefined) return;
+  try {
+    probe.call(value);
+  } catch {
+    return;
   }
+  throw new TypeError(`hardening: a shared ${tag} is reachable`);
+}
 
-  return function prepare(code: string, inputJson: string): Session {
-    const input = parse(inputJson) as SessionInput;
-    const store = new Map<string, string>();
-    for (const name of keys(input.variables)) store.set(name, String(input.variables[name]));
-
-    const lines: string[] = [];
-    let outputBytes = 0;
-    let outputFull = false;
-    const log = freeze(function log(...args: unknown[]): void {
-      if (outputFull) return;
-      const line = args.map(formatLogValue).join(' ');
-      const size = utf8Length(line) + 1;
-      if (outputBytes + size <= input.outputBytes) {
-        lines.push(line);
-        outputBytes += size;
-        return;
-      }
-      const room = input.outputBytes - outputBytes;
-      if (room > 1) lines.push(utf8Prefix(line, room - 1));
-      lines.push(`… output cut at ${input.outputBytes} bytes`);
-      outputFull = true;
-    });
-
-    const variables = freeze({
-      get(name: unknown): string | undefined {
-        return store.get(String(name));
-      },
-      set(name: unknown, value: unknown): void {
-        store.set(String(name), String(value));
-      },
-    });
-
-    let request: Record<string, unknown> | undefined;
-    if (input.request !== null) request = input.requestWritable ? input.request : deepFreeze(input.request);
-    const response = input.response === null ? undefined : deepFreeze(input.response);
-
-    let error: string | null = null;
-    let limit: SessionOutput['limit'] = null;
-
-    function fail(thrown: unknown): void {
-      const described = describe(thrown);
-      error = described.message;
-      limit = described.limit;
-    }
-
-    return function session(phase: number): string | undefined {
-      if (phase === RUN) {
-        try {
-          const source = `"use strict";(function(${PARAMETERS}){"use strict";\n${code}\n})`;
-          // An indirect (called through another name), strict eval: the script's declarations,
-          // even ones that break out of the wrapper, stay inside it and never reach the global scope.
-          const script = evaluate(source);
-          if (typeof script !== 'function') throw new SyntaxError('the script is not a function body');
-          script.call(
-            undefined,
-            request,
-            response,
-            variables,
-            log,
-            realm.assert,
-            base64.encode,
-            base64.decode,
-          );
-        } catch (thrown) {
-          fail(thrown);
-        }
-        return undefined;
-      }
-      if (phase !== FINISH && phase !== FINISH_WITHOUT_REQUEST) throw new TypeError('unknown phase');
-      const output: SessionOutput = {
-        error,
-        limit,
-        output: lines.join('\n'),
-        variables: {},
-      };
-      for (const [name, value] of store) {
-        defineProperty(output.variables, name, {
-          value,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      }
-      if (phase === FINISH && input.requestWritable && request !== undefined) {
-        try {
-          output.request = parse(stringify(request)) as unknown;
-        } catch (thrown) {
-          fail(thrown);
-          output.error = `the modified request cannot be read: ${error ?? ''}`;
-          output.limit = limit;
-        }
-      }
-      return stringify(output);
-    };
-  };
-
-  /**
-   * Freezing a prototype makes assigning an inherited name on an instance fail ("override
-   * mistake"): `this.name = 'MyError'` in an Error subclass, `obj.toString = …`. For the names that
-   * code commonly assigns, the data property becomes a getter and a setter that defines the
-   * property on the instance, as a writable own property would have.
-   */
-  function allowOverrides(global: Record<string, unknown>): void {
-    const proto = (name: string): object => (global[name] as { prototype: object }).prototype;
-    const errorNames = ['constructor', 'message', 'name', 'toString'];
-    const plan: [object, string[]][] = [
-      [
-        Object.prototype,
-        ['constructor', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', 'toString', 'valueOf'],
-      ],
-      [Array.prototype, ['toString']],
-      [Function.prototype, ['constructor', 'bind', 'toString']],
-      [Promise.prototype, ['constructor']],
-      ...['Error', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError']
-        .concat(['InternalError', 'AggregateError'])
-        .filter((name) => typeof global[name] === 'function')
-        .map((name): [object, string[]] => [proto(name), errorNames]),
-    ];
-    for (const [target, names] of plan) {
-      for (const name of names) {
-        const descriptor = getOwnPropertyDescriptor(target, name);
-        if (descriptor === undefined || !('value' in descriptor)) continue;
-        const value: unknown = descriptor.value;
-        defineProperty(target, name, {
-          get: function getInherited(): unknown {
-            return value;
-          },
-          set: function setOwn(this: unknown, replacement: unknown): void {
-            if (
-              this === target ||
-              (typeof this !== 'object' && typeof this !== 'function') ||
-              this === null
-            ) {
-              throw new TypeError(`Cannot assign to read only property '${name}'`);
-            }
-            defineProperty(this, name, {
-              value: replacement,
-              writable: true,
-              enumerable: true,
-              configurable: true,
-            });
-          },
-          enumerable: descriptor.enumerable === true,
-          configurable: false,
-        });
-      }
-    }
-  }
-
-  /** Objects a script can reach that are not properties of anything on the global object. */
-  function hiddenIntrinsics(global: Record<string, unknown>, exports: ChaiExports): unknown[] {
-    const found: unknown[] = [global, exports.assert, exports.AssertionError, exports.Assertion, install];
-    const sample = (make: () => unknown): void => {
-      try {
-        found.push(getPrototypeOf(make()));
-      } catch {
-        // An engine without that feature has nothing to freeze.
-      }
-    };
-    sample(() => function* generator() {});
-    sample(() => async function asyncFunction() {});
-    sample(() => async function* asyncGenerator() {});
-    sample(() => (function* generator() {})());
-    sample(() => (async function* asyncGenerator() {})());
-    sample(() => [][Symbol.iterator]());
-    sample(() => new Map().entries());
-    sample(() => new Set().values());
-    sample(() => ''[Symbol.iterator]());
-    sample(() => 'a'.matchAll(/a/g));
-    sample(() => (global.Iterator as { from(it: object): unknown }).from({ next: () => ({ done: true }) }));
-    sample(() => ([].values() as unknown as { map(fn: () => unknown): unknown }).map(() => 0));
-    sample(() => new Uint8Array(0));
-    sample(() => new Proxy({}, {}));
-    const strictArguments = (function strictArguments(): IArguments {
-      'use strict';
-      // eslint-disable-next-line prefer-rest-params
-      return arguments;
-    })();
-    found.push(getOwnPropertyDescriptor(strictArguments, 'callee')?.get);
-    found.push(getPrototypeOf(Uint8Array));
-    return found;
-  }
-
-  /** Freezes every object reachable from the roots through properties, accessors and prototypes. */
-  function hardenAll(roots: unknown[]): void {
-    const seen = new Set<unknown>();
-    const pending = roots.slice();
-    while (pending.length > 0) {
-      const value = pending.pop();
-      if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value))
-        continue;
-      seen.add(value);
-      refuseMutableInternals(value);
-      freeze(value);
-      pending.push(getPrototypeOf(value));
-      for (const key of ownKeys(value)) {
-        const descriptor = getOwnPropertyDescriptor(value, key);
-        if (descriptor === undefined) continue;
-        if ('value' in descriptor) pending.push(descriptor.value);
-        else pending.push(descriptor.get, descriptor.set);
-      }
-    }
-  }
-
-  /** Freezing does not freeze the contents of a Map, Set, Date or buffer: none may be shared. */
-  function refuseMutableInternals(value: object): void {
-    if (typeof value === 'function') return;
-    // The tag is a cheap first filter; the brand check (which throws for impostors) is exact.
-    const tag = objectToString.call(value).slice(8, -1);
-    const probe = brands.get(
-      /Array$/.test(tag) && tag !== 'Array' && tag !== 'ArrayBuffer' ? 'TypedArray' : tag,
-    );
-    if (probe === undefined) return;
-    try {
-      probe.call(value);
-    } catch {
-      return;
-    }
-    throw new TypeError(`hardening: a shared ${tag} is reachable`);
-  }
-
-  function getter(target: object, name: string): (this: unknown) => unknown {
-    const descriptor = getOwnPropertyDescriptor(target, name);
-    if (descriptor?.get === undefined) throw new TypeError(`hardening: no getter ${name}`);
-    return descriptor.get;
-  }
+function getter(target: object, name: string): (this: unknown) => unknown {
+  const descriptor = getOwnPropertyDescriptor(target, name);
+  if (descriptor?.get === undefined) throw new TypeError(`hardening: no getter ${name}`);
+  return descriptor.get;
 }
 
 function utf8Length(text: string): number {
@@ -406,100 +438,96 @@ function utf8Prefix(text: string, limit: number): string {
   return text.slice(0, low);
 }
 
-function makeBase64(): { encode: (value: unknown) => string; decode: (value: unknown) => string } {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const lookup: Record<string, number> = { '-': 62, _: 63 };
-  for (let i = 0; i < alphabet.length; i++) lookup[alphabet.charAt(i)] = i;
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** Digit of each base64 character, the URL-safe `-` and `_` included. */
+const BASE64_DIGITS: Record<string, number> = { '-': 62, _: 63 };
+for (let i = 0; i < BASE64_ALPHABET.length; i++) BASE64_DIGITS[BASE64_ALPHABET.charAt(i)] = i;
 
-  function toUtf8(text: string): number[] {
-    const bytes: number[] = [];
-    for (let i = 0; i < text.length; i++) {
-      let code = text.charCodeAt(i);
-      if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-        const next = text.charCodeAt(i + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-          i++;
-        }
-      }
-      if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
-      if (code < 0x80) bytes.push(code);
-      else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
-      else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-      else
-        bytes.push(
-          0xf0 | (code >> 18),
-          0x80 | ((code >> 12) & 63),
-          0x80 | ((code >> 6) & 63),
-          0x80 | (code & 63),
-        );
-    }
-    return bytes;
-  }
-
-  function fromUtf8(bytes: number[]): string {
-    let text = '';
-    for (let i = 0; i < bytes.length;) {
-      const lead = bytes[i] as number;
-      const need =
-        lead < 0x80 ? 0 : lead >= 0xf0 && lead < 0xf5 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 ? 1 : -1;
-      let code = need === 0 ? lead : need === 1 ? lead & 31 : need === 2 ? lead & 15 : lead & 7;
-      let valid = need >= 0 && i + need < bytes.length;
-      for (let k = 1; valid && k <= need; k++) {
-        const next = bytes[i + k];
-        if (next === undefined || (next & 0xc0) !== 0x80) valid = false;
-        else code = (code << 6) | (next & 63);
-      }
-      if (
-        !valid ||
-        (need === 2 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
-        (need === 3 && (code < 0x10000 || code > 0x10ffff))
-      ) {
-        text += '\ufffd';
-        i += 1;
-        continue;
-      }
-      text += String.fromCodePoint(code);
-      i += need + 1;
-    }
-    return text;
-  }
-
-  function encode(value: unknown): string {
-    const bytes = toUtf8(String(value));
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-      const a = bytes[i] as number;
-      const b = bytes[i + 1];
-      const c = bytes[i + 2];
-      const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-      out += alphabet.charAt(triple >> 18) + alphabet.charAt((triple >> 12) & 63);
-      out += b === undefined ? '=' : alphabet.charAt((triple >> 6) & 63);
-      out += c === undefined ? '=' : alphabet.charAt(triple & 63);
-    }
-    return out;
-  }
-
-  function decode(value: unknown): string {
-    const text = String(value).replace(/[\s=]+/g, '');
-    if (text.length % 4 === 1) throw new TypeError('decode_base64: the input is not valid base64');
-    const bytes: number[] = [];
-    let buffer = 0;
-    let bits = 0;
-    for (const char of text) {
-      const digit = lookup[char];
-      if (digit === undefined) throw new TypeError('decode_base64: the input is not valid base64');
-      buffer = (buffer << 6) | digit;
-      bits += 6;
-      if (bits >= 8) {
-        bits -= 8;
-        bytes.push((buffer >> bits) & 0xff);
+function toUtf8(text: string): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        i++;
       }
     }
-    return fromUtf8(bytes);
+    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+    if (code < 0x80) bytes.push(code);
+    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
+    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    else
+      bytes.push(
+        0xf0 | (code >> 18),
+        0x80 | ((code >> 12) & 63),
+        0x80 | ((code >> 6) & 63),
+        0x80 | (code & 63),
+      );
   }
+  return bytes;
+}
 
-  return { encode, decode };
+function fromUtf8(bytes: number[]): string {
+  let text = '';
+  for (let i = 0; i < bytes.length;) {
+    const lead = bytes[i] as number;
+    const need = lead < 0x80 ? 0 : lead >= 0xf0 && lead < 0xf5 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc2 ? 1 : -1;
+    let code = need === 0 ? lead : need === 1 ? lead & 31 : need === 2 ? lead & 15 : lead & 7;
+    let valid = need >= 0 && i + need < bytes.length;
+    for (let k = 1; valid && k <= need; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) valid = false;
+      else code = (code << 6) | (next & 63);
+    }
+    if (
+      !valid ||
+      (need === 2 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+      (need === 3 && (code < 0x10000 || code > 0x10ffff))
+    ) {
+      text += '\ufffd';
+      i += 1;
+      continue;
+    }
+    text += String.fromCodePoint(code);
+    i += need + 1;
+  }
+  return text;
+}
+
+function encodeBase64(value: unknown): string {
+  const bytes = toUtf8(String(value));
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i] as number;
+    const b = bytes[i + 1];
+    const c = bytes[i + 2];
+    const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
+    out += BASE64_ALPHABET.charAt(triple >> 18) + BASE64_ALPHABET.charAt((triple >> 12) & 63);
+    out += b === undefined ? '=' : BASE64_ALPHABET.charAt((triple >> 6) & 63);
+    out += c === undefined ? '=' : BASE64_ALPHABET.charAt(triple & 63);
+  }
+  return out;
+}
+
+function decodeBase64(value: unknown): string {
+  const text = String(value).replace(/[\s=]+/g, '');
+  if (text.length % 4 === 1) throw new TypeError('decode_base64: the input is not valid base64');
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text) {
+    const digit = BASE64_DIGITS[char];
+    if (digit === undefined) throw new TypeError('decode_base64: the input is not valid base64');
+    buffer = (buffer << 6) | digit;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
+  }
+  return fromUtf8(bytes);
 }
 
 (globalThis as unknown as Record<string, unknown>).__vigilInstall = install;

@@ -3,7 +3,8 @@
  * small pool of worker threads, so a runaway script never blocks the host's event loop. Each thread
  * keeps a warm, hardened context (engine.ts, prelude.ts); a thread that stops answering is replaced.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { type PoolJob, settleJob, startModuleWorker, watchAbort } from '../threads.js';
 import type { EngineJob } from './engine.js';
 import type { RunMessage, WorkerMessage } from './worker.js';
 
@@ -82,13 +83,9 @@ export function timeLimitMessage(timeMs: number): string {
   return `script exceeded its ${timeMs} ms time limit`;
 }
 
-interface Pending {
+interface Pending extends PoolJob<ScriptOutcome> {
   id: number;
   job: EngineJob;
-  resolve: (outcome: ScriptOutcome) => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | null;
 }
 
 interface Slot {
@@ -99,14 +96,6 @@ interface Slot {
   failedStarts: number;
   everReady: boolean;
 }
-
-/**
- * Built code starts worker.js. Run from the TypeScript sources (tests, through tsx), the thread
- * first registers tsx itself: loader hooks of the parent do not reach worker threads.
- */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './worker.ts' : './worker.js', import.meta.url);
-const SOURCE_BOOTSTRAP = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
 
 export class ScriptSandbox {
   private readonly slots: Slot[] = [];
@@ -160,10 +149,7 @@ export class ScriptSandbox {
         signal,
         onAbort: null,
       };
-      if (signal !== undefined) {
-        pending.onAbort = () => this.abort(pending);
-        signal.addEventListener('abort', pending.onAbort, { once: true });
-      }
+      watchAbort(pending, () => this.abort(pending));
       this.queue.push(pending);
       this.dispatch();
     });
@@ -187,7 +173,7 @@ export class ScriptSandbox {
   }
 
   private spawn(): Worker {
-    return FROM_SOURCE ? new Worker(SOURCE_BOOTSTRAP, { eval: true }) : new Worker(WORKER_URL);
+    return startModuleWorker(import.meta.url, 'worker');
   }
 
   private listen(slot: Slot): void {
@@ -313,10 +299,7 @@ export class ScriptSandbox {
   }
 
   private settle(pending: Pending, result: { outcome: ScriptOutcome } | { reason: unknown }): void {
-    if (pending.onAbort !== null) pending.signal?.removeEventListener('abort', pending.onAbort);
-    pending.onAbort = null;
-    if ('outcome' in result) pending.resolve(result.outcome);
-    else pending.reject(result.reason);
+    settleJob(pending, result);
     this.updateRefs();
   }
 

@@ -1,10 +1,13 @@
 /**
  * Entry point of one sandbox thread (started by sandbox.ts): takes one job at a time, runs it in
  * the thread's QuickJS engine and answers with the outcome. After a job that spent its context, it
- * answers first and then builds the next context, telling the host when it is ready again.
+ * answers first and then builds the next context, telling the host when it is ready again. After a
+ * job that grew the engine's memory by more than {@link RETIRE_GROWN_BYTES} (a script that used
+ * much memory, or hit the limit), it answers and ends: WebAssembly memory never shrinks, and the
+ * host's new thread starts small again.
  */
 import { parentPort } from 'node:worker_threads';
-import { type EngineJob, ScriptEngine } from './engine.js';
+import { type EngineJob, RETIRE_GROWN_BYTES, ScriptEngine } from './engine.js';
 import type { ScriptOutcome } from './sandbox.js';
 
 export interface RunMessage {
@@ -42,9 +45,14 @@ try {
 port.on('message', (message: RunMessage) => {
   if (engine === null) return;
   const result = engine.run(message.job);
-  post({ type: 'done', id: message.id, outcome: result.outcome, ready: !result.recycled });
+  const retire = !result.fatal && engine.grownBytes() > RETIRE_GROWN_BYTES;
+  post({ type: 'done', id: message.id, outcome: result.outcome, ready: !result.recycled && !retire });
   if (result.fatal) {
     process.exit(1);
+  }
+  if (retire) {
+    engine.dispose();
+    process.exit(0);
   }
   if (!result.recycled) return;
   try {

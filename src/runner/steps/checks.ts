@@ -1,33 +1,81 @@
-import type { Assertion, Variable } from '../../domain/assertions.js';
 import type { AssertionResult, StepResult, VariableResult } from '../../domain/results.js';
 import type { EmbeddedStep } from '../../domain/steps.js';
-import { evaluateAssertion, extractVariable } from '../assertions.js';
+import { type CheckList, type CheckResult, evaluateChecks, needsThread, unfinished } from '../check-batch.js';
 import type { RunContext } from '../context.js';
 import type { ParseCache, ResponseSubject } from '../extract.js';
 
-/** Extracts the variables (into the run's variables) and returns their results. */
-export function extractVariables(
-  ctx: RunContext,
-  variables: readonly Variable[],
-  subject: ResponseSubject,
-  cache: ParseCache,
-): VariableResult[] {
-  const render = (text: string) => ctx.render(text);
-  return variables.map((variable) => {
-    const result = extractVariable(variable, subject, render, cache);
-    if (result.result === 'pass' && result.value !== null) ctx.variables[variable.name] = result.value;
-    return result;
-  });
+export interface CheckResults {
+  variables: VariableResult[];
+  assertions: AssertionResult[];
 }
 
-export function evaluateAssertions(
-  ctx: RunContext,
-  assertions: readonly Assertion[],
-  subject: ResponseSubject,
-  cache: ParseCache,
-): AssertionResult[] {
-  const render = (text: string) => ctx.render(text);
-  return assertions.map((assertion) => evaluateAssertion(assertion, subject, render, cache));
+/**
+ * The checks of one step over its response, in one or two parts (variables, then assertions after
+ * the post-response scripts). Checks that cannot take long run inline; the others run in a check
+ * thread (check-batch.ts, `needsThread`), and all of a step's parts there share one time budget,
+ * `checkTimeMs`. A check that runs out of it (or of memory) fails with `error` naming it, as does
+ * the step; the checks after it are not evaluated.
+ */
+export class StepChecks {
+  /** Why a check stopped halfway; the step's error. */
+  error: string | null = null;
+  private spentMs = 0;
+  private readonly cache: ParseCache = {};
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly subject: ResponseSubject,
+  ) {}
+
+  async run(checks: CheckList): Promise<CheckResults> {
+    const { ctx, subject } = this;
+    const results: CheckResults = { variables: [], assertions: [] };
+    const found: (CheckResult | undefined)[] = [];
+    const report = (result: CheckResult) => {
+      found[result.index] = result;
+    };
+    if (!needsThread(checks, subject)) {
+      evaluateChecks(
+        checks,
+        subject,
+        ctx.variables,
+        (text) => ctx.render(text),
+        report,
+        undefined,
+        this.cache,
+      );
+    } else if (this.error === null) {
+      const outcome = await ctx.checks.run(
+        {
+          checks,
+          subject,
+          values: { ...ctx.variables },
+          nowMs: ctx.clock.now(),
+          budget: { ...ctx.templates },
+        },
+        { limitMs: ctx.limits.checkTimeMs, leftMs: Math.max(1, ctx.limits.checkTimeMs - this.spentMs) },
+        (result) => {
+          if (result.kind === 'variable' && result.result.result === 'pass' && result.result.value !== null) {
+            ctx.variables[result.result.name] = result.result.value;
+          }
+          report(result);
+        },
+        ctx.signal,
+      );
+      this.spentMs += outcome.elapsedMs;
+      if (!outcome.complete) {
+        this.error = outcome.error;
+        found[outcome.index] ??= unfinished(checks, outcome.index, outcome.error);
+      }
+    }
+    const total = checks.variables.length + checks.assertions.length;
+    for (let index = 0; index < total; index += 1) {
+      const result = found[index] ?? unfinished(checks, index, `not evaluated (${this.error})`);
+      if (result?.kind === 'variable') results.variables.push(result.result);
+      else if (result?.kind === 'assertion') results.assertions.push(result.result);
+    }
+    return results;
+  }
 }
 
 /** A step result with nothing run yet; step files fill in what they did. */

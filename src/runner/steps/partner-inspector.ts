@@ -42,7 +42,7 @@ export async function runPartnerInspectorStep(
       ctx.signal,
     );
     result.note = `browser test ${step.test_id}: ${outcome.passed ? 'passed' : 'failed'}${outcome.url ? ` (${outcome.url})` : ''}`;
-    exposeOutcome(
+    await exposeOutcome(
       ctx,
       result,
       { passed: outcome.passed, document: outcome.result, timeMs: ctx.clock.now() - started },

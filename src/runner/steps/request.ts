@@ -4,10 +4,10 @@ import type { RequestStep } from '../../domain/steps.js';
 import { applyAuth, type AuthTarget, findHeader } from '../auth.js';
 import { bodyRecord } from '../bodies.js';
 import type { RunContext } from '../context.js';
-import type { ParseCache, ResponseSubject } from '../extract.js';
-import { HttpFailure, type InboundResponse } from '../http/client.js';
-import type { ScriptRequest, ScriptResponse } from '../sandbox/sandbox.js';
-import { emptyResult, evaluateAssertions, extractVariables, settle } from './checks.js';
+import type { ResponseSubject } from '../extract.js';
+import { HttpFailure, type InboundResponse } from '../../net/client.js';
+import type { ScriptJob, ScriptOutcome, ScriptRequest, ScriptResponse } from '../sandbox/sandbox.js';
+import { emptyResult, settle, StepChecks } from './checks.js';
 
 /** A request as it is being prepared: templates resolved, then scripts and auth applied. */
 type Outgoing = AuthTarget;
@@ -36,18 +36,11 @@ export async function runRequestStep(ctx: RunContext, step: RequestStep): Promis
 
   for (const code of step.before_scripts) {
     const scriptRequest = toScriptRequest(outgoing);
-    const outcome = await ctx.scripts.run(
-      {
-        code,
-        variables: { ...ctx.variables },
-        request: scriptRequest,
-        requestWritable: true,
-        limits: { timeMs: ctx.limits.scriptTimeMs },
-      },
-      ctx.signal,
-    );
-    Object.assign(ctx.variables, outcome.variables);
-    result.scripts.push(scriptResult(outcome));
+    const outcome = await runStepScript(ctx, result, {
+      code,
+      request: scriptRequest,
+      requestWritable: true,
+    });
     if (!outcome.ok) return settle(ctx, result);
     if (outcome.request) outgoing = fromScriptRequest(outgoing, scriptRequest, outcome.request);
     result.url = outgoing.url;
@@ -122,39 +115,63 @@ export async function runRequestStep(ctx: RunContext, step: RequestStep): Promis
     timeMs: response.timeMs,
     sizeBytes: response.sizeBytes,
   };
-  const cache: ParseCache = {};
-  result.variables = extractVariables(ctx, step.variables, subject, cache);
-
-  if (step.scripts.length > 0) {
-    const scriptRequest = toScriptRequest(outgoing);
-    const scriptResponse: ScriptResponse = {
-      status: response.status,
-      reason: response.reason,
-      headers: response.headers,
-      body: response.body.toString('utf8'),
-      response_time_ms: round3(response.timeMs),
-      size_bytes: response.sizeBytes,
-    };
-    for (const code of step.scripts) {
-      const outcome = await ctx.scripts.run(
-        {
-          code,
-          variables: { ...ctx.variables },
-          request: scriptRequest,
-          requestWritable: false,
-          response: scriptResponse,
-          limits: { timeMs: ctx.limits.scriptTimeMs },
-        },
-        ctx.signal,
-      );
-      Object.assign(ctx.variables, outcome.variables);
-      result.scripts.push(scriptResult(outcome));
-      if (!outcome.ok) break;
-    }
+  const checks = new StepChecks(ctx, subject);
+  if (step.scripts.length === 0) {
+    // Nothing runs between the variables and the assertions: one part, so one thread hop at most.
+    ({ variables: result.variables, assertions: result.assertions } = await checks.run(step));
+  } else {
+    result.variables = (await checks.run({ variables: step.variables, assertions: [] })).variables;
+    await runPostResponseScripts(ctx, step, outgoing, response, result);
+    result.assertions = (await checks.run({ variables: [], assertions: step.assertions })).assertions;
   }
-
-  result.assertions = evaluateAssertions(ctx, step.assertions, subject, cache);
+  result.error = checks.error;
   return settle(ctx, result);
+}
+
+/** Post-response scripts, in order, with `response`; a failing script stops the ones after it. */
+async function runPostResponseScripts(
+  ctx: RunContext,
+  step: RequestStep,
+  outgoing: Outgoing,
+  response: InboundResponse,
+  result: StepResult,
+): Promise<void> {
+  const scriptRequest = toScriptRequest(outgoing);
+  const scriptResponse: ScriptResponse = {
+    status: response.status,
+    reason: response.reason,
+    headers: response.headers,
+    body: response.body.toString('utf8'),
+    response_time_ms: round3(response.timeMs),
+    size_bytes: response.sizeBytes,
+  };
+  for (const code of step.scripts) {
+    const outcome = await runStepScript(ctx, result, {
+      code,
+      request: scriptRequest,
+      requestWritable: false,
+      response: scriptResponse,
+    });
+    if (!outcome.ok) break;
+  }
+}
+
+/**
+ * Runs one script of the step with the run's variables and the script time limit, takes the
+ * variables it set and records its result.
+ */
+async function runStepScript(
+  ctx: RunContext,
+  result: StepResult,
+  job: Omit<ScriptJob, 'variables' | 'limits'>,
+): Promise<ScriptOutcome> {
+  const outcome = await ctx.scripts.run(
+    { ...job, variables: { ...ctx.variables }, limits: { timeMs: ctx.limits.scriptTimeMs } },
+    ctx.signal,
+  );
+  Object.assign(ctx.variables, outcome.variables);
+  result.scripts.push(scriptResult(outcome));
+  return outcome;
 }
 
 function round3(value: number): number {
@@ -185,7 +202,12 @@ function renderRequest(ctx: RunContext, step: RequestStep): { request: Outgoing 
     return { error: `url: ${JSON.stringify(url.slice(0, 200))} is not an absolute http:// or https:// URL` };
   }
   const headers: Record<string, string[]> = {};
-  for (const [rawName, values] of Object.entries(step.headers)) {
+  // The environment's headers go with every request step; a header the step sets itself wins.
+  const own = new Set(Object.keys(step.headers).map((name) => name.toLowerCase()));
+  const inherited = Object.entries(ctx.definition.environment.settings.headers ?? {}).filter(
+    ([name]) => !own.has(name.toLowerCase()),
+  );
+  for (const [rawName, values] of [...inherited, ...Object.entries(step.headers)]) {
     const name = field(`headers.${rawName}`, rawName);
     if (typeof name !== 'string') return name;
     const list: string[] = [];

@@ -2,20 +2,20 @@ import type { Assertion, Variable } from '../../domain/assertions.js';
 import type { StepResult } from '../../domain/results.js';
 import { bodyRecord } from '../bodies.js';
 import type { RunContext } from '../context.js';
-import type { ParseCache, ResponseSubject } from '../extract.js';
-import { evaluateAssertions, extractVariables } from './checks.js';
+import type { ResponseSubject } from '../extract.js';
+import { StepChecks } from './checks.js';
 
 /**
  * Subtest and partner-inspector steps expose their outcome as a response (DESIGN §4): status 200
  * when it passed, 500 when it failed, the JSON document as body. Their variables and assertions
  * read it like any response. A step without assertions fails when the outcome failed.
  */
-export function exposeOutcome(
+export async function exposeOutcome(
   ctx: RunContext,
   result: StepResult,
   outcome: { passed: boolean; document: unknown; timeMs: number },
   checks: { assertions: readonly Assertion[]; variables: readonly Variable[] },
-): void {
+): Promise<void> {
   const status = outcome.passed ? 200 : 500;
   const body = Buffer.from(JSON.stringify(outcome.document ?? null), 'utf8');
   const headers = { 'content-type': ['application/json'] };
@@ -30,9 +30,9 @@ export function exposeOutcome(
     ...bodyRecord(body, ctx.limits.maxBodyBytes),
   };
   const subject: ResponseSubject = { status, headers, body, timeMs, sizeBytes: body.length };
-  const cache: ParseCache = {};
-  result.variables = extractVariables(ctx, checks.variables, subject, cache);
-  result.assertions = evaluateAssertions(ctx, checks.assertions, subject, cache);
+  const stepChecks = new StepChecks(ctx, subject);
+  ({ variables: result.variables, assertions: result.assertions } = await stepChecks.run(checks));
+  result.error ??= stepChecks.error;
   if (checks.assertions.length === 0 && !outcome.passed && result.error === null) {
     result.error = 'the run it started failed';
   }

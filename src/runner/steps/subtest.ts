@@ -38,7 +38,7 @@ export async function runSubtestStep(ctx: RunContext, step: SubtestStep): Promis
   const outcome = await ctx.runChild(child, [...ctx.chain, child.test.id]);
   result.subtest_run_id = (await ctx.subtests.record?.(child, outcome, ctx.definition)) ?? null;
   result.note = `subtest "${child.test.name}" with environment "${child.environment.name}": ${outcome.result}`;
-  exposeOutcome(
+  await exposeOutcome(
     ctx,
     result,
     {

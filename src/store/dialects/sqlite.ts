@@ -1,32 +1,58 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { type SqliteDatabase as KyselySqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
+import { privateDatabaseFile } from './files.js';
+import { storeFailureOf } from '../errors.js';
+import { keepReserve, reserveOf } from '../space.js';
+import {
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase as KyselySqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
+import { openSqlite, type SqliteConnection, type SqliteDriverName } from './sqlite-drivers.js';
 
 export interface SqliteOptions {
   /** Directory that holds vigil.db, or ':memory:' for a throw-away store. */
   dataDir: string;
   synchronous?: 'NORMAL' | 'FULL';
+  /** MIN_FREE_DISK: sizes the reserve file kept beside the database (half of it, at most 8 MB). */
+  minFreeDisk?: number | undefined;
+  /** The binding to open it with; by default node:sqlite where this Node has it (sqlite-drivers.ts). */
+  driver?: SqliteDriverName | undefined;
 }
 
 /** Statements kept prepared, most recently used last; the oldest goes when the cache is full. */
 const STATEMENT_CACHE_SIZE = 500;
+/** Statements with more parameters than this are not kept (see withStatementCache). */
+const MAX_CACHED_PARAMETERS = 32;
+
+function parameterCount(sql: string): number {
+  let count = 0;
+  for (let i = sql.indexOf('?'); i >= 0; i = sql.indexOf('?', i + 1)) count++;
+  return count;
+}
 
 /**
  * Hands Kysely the connection with a cache of prepared statements: Kysely prepares every query it
  * runs, and preparing costs more than running most of ours. Kysely runs one query at a time on the
  * one connection and each statement to completion, so sharing a prepared statement is safe.
  */
-function withStatementCache(raw: SqliteDatabase.Database): KyselySqliteDatabase {
+function withStatementCache(raw: SqliteConnection): KyselySqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => raw.close(),
     prepare(sql: string): SqliteStatement {
+      // Statements with many parameters (multi-row inserts, long `in` lists) come in as many shapes
+      // as there are row counts; each prepared one holds tens of kilobytes of native memory, so
+      // caching them made RSS climb in steps under a varied load. They are prepared afresh instead:
+      // next to the rows they write, preparing costs little.
+      if (parameterCount(sql) > MAX_CACHED_PARAMETERS) return raw.prepare(sql);
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = raw.prepare(sql) as unknown as SqliteStatement;
+        statement = raw.prepare(sql);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);
@@ -35,17 +61,99 @@ function withStatementCache(raw: SqliteDatabase.Database): KyselySqliteDatabase 
   };
 }
 
-/** The embedded store: one better-sqlite3 connection in WAL mode with foreign keys enforced. */
-export function createSqliteDialect(options: SqliteOptions): SqliteDialect {
-  let file = ':memory:';
-  if (options.dataDir !== ':memory:') {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    file = path.join(options.dataDir, 'vigil.db');
+/**
+ * SQLite rolls a transaction back by itself when a write fails for want of disk space (SQLITE_FULL)
+ * or on some I/O errors; the ROLLBACK that follows then fails with "no transaction is active" and
+ * would replace the real error. Such a ROLLBACK has nothing left to do and is skipped.
+ */
+class SqliteDriverKeepingCause extends SqliteDriver {
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (error instanceof Error && /no transaction is active/i.test(error.message)) return;
+      throw error;
+    }
   }
-  const raw = new SqliteDatabase(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database: withStatementCache(raw) });
+}
+
+class SqliteDialectKeepingCause extends SqliteDialect {
+  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new SqliteDriverKeepingCause(this.settings);
+  }
+}
+
+/**
+ * The embedded store: one connection in WAL mode with foreign keys enforced, on the driver chosen
+ * for this Node (sqlite-drivers.ts).
+ *
+ * A reserve file (`vigil.reserve`, up to 8 MB, at most half of MIN_FREE_DISK) is kept beside the
+ * database. When the disk is so full that the database cannot be opened (WAL mode needs room for its
+ * `-wal` and `-shm` files), the reserve is given up and the open tried again, so that the service
+ * starts, serves reads and deletes, and refuses writes with 507 until room is made. Failing that, it
+ * is opened read-only (`readOnly`) rather than not at all.
+ */
+export function createSqliteDialect(options: SqliteOptions): {
+  dialect: SqliteDialect;
+  readOnly: boolean;
+  driver: SqliteDriverName;
+} {
+  const synchronous = options.synchronous ?? 'NORMAL';
+  const open = (file: string) => openWritable(file, synchronous, options.driver);
+  if (options.dataDir === ':memory:') return writable(open(':memory:'));
+  const file = privateDatabaseFile(options.dataDir);
+  const reserve = reserveOf(options.dataDir, options.minFreeDisk ?? 0);
+  let raw: SqliteConnection;
+  try {
+    raw = open(file);
+  } catch (error) {
+    if (storeFailureOf(error) === 'other' || !fs.existsSync(reserve.file))
+      return openReadOnly(file, error, options.driver);
+    fs.rmSync(reserve.file, { force: true });
+    try {
+      raw = open(file);
+    } catch (again) {
+      return openReadOnly(file, again, options.driver);
+    }
+  }
+  keepReserve(reserve);
+  return writable(raw);
+}
+
+function writable(raw: SqliteConnection) {
+  return { dialect: dialectOf(raw), readOnly: false, driver: raw.driver };
+}
+
+function dialectOf(raw: SqliteConnection): SqliteDialect {
+  return new SqliteDialectKeepingCause({ database: withStatementCache(raw) });
+}
+
+/** The last resort on a full disk: reads only; `error` is thrown when even that cannot be had. */
+function openReadOnly(file: string, error: unknown, driver: SqliteDriverName | undefined) {
+  if (storeFailureOf(error) === 'other' || !fs.existsSync(file)) throw error;
+  const raw = openSqlite(file, driver, { readOnly: true });
+  raw.exec('PRAGMA busy_timeout = 5000');
+  return { dialect: dialectOf(raw), readOnly: true, driver: raw.driver };
+}
+
+function openWritable(
+  file: string,
+  synchronous: 'NORMAL' | 'FULL',
+  driver: SqliteDriverName | undefined,
+): SqliteConnection {
+  const raw = openSqlite(file, driver);
+  try {
+    raw.exec('PRAGMA journal_mode = WAL');
+    raw.exec(`PRAGMA synchronous = ${synchronous}`);
+    raw.exec('PRAGMA foreign_keys = ON');
+    raw.exec('PRAGMA busy_timeout = 5000');
+    return raw;
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
 }

@@ -9,6 +9,11 @@ import * as m0007 from './0007_notifications.js';
 import * as m0008 from './0008_agents.js';
 import * as m0009 from './0009_dashboard_client.js';
 import * as m0010 from './0010_dashboard.js';
+import * as m0011 from './0011_bucket_auth_token.js';
+import * as m0012 from './0012_reliability.js';
+import * as m0013 from './0013_teams.js';
+import * as m0014 from './0014_token_name_expiry.js';
+import * as m0015 from './0015_captures_not_errors.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +27,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_agents': m0008,
   '0009_dashboard_client': m0009,
   '0010_dashboard': m0010,
+  '0011_bucket_auth_token': m0011,
+  '0012_reliability': m0012,
+  '0013_teams': m0013,
+  '0014_token_name_expiry': m0014,
+  '0015_captures_not_errors': m0015,
 };
 
 export const migrationProvider: MigrationProvider = {

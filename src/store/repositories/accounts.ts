@@ -1,5 +1,6 @@
 import type { AccountRow } from '../database.js';
 import type { Executor } from '../store.js';
+import { teamsOfMember } from './teams.js';
 
 export interface TeamSummary {
   id: string;
@@ -51,13 +52,6 @@ export const accountsRepo = {
   },
 
   teamsOf(db: Executor, accountId: string): Promise<TeamSummary[]> {
-    return db
-      .selectFrom('team_members')
-      .innerJoin('teams', 'teams.id', 'team_members.team_id')
-      .select(['teams.id', 'teams.name', 'team_members.role'])
-      .where('team_members.account_id', '=', accountId)
-      .orderBy('team_members.created_at')
-      .orderBy('teams.id')
-      .execute();
+    return teamsOfMember(db, accountId).execute();
   },
 };

@@ -58,7 +58,9 @@ export const bucketsRepo = {
   async update(
     db: Executor,
     key: string,
-    changes: Partial<Pick<BucketRow, 'name' | 'verify_ssl' | 'retention_days' | 'signing_secret'>>,
+    changes: Partial<
+      Pick<BucketRow, 'name' | 'verify_ssl' | 'retention_days' | 'signing_secret' | 'auth_token'>
+    >,
   ): Promise<void> {
     if (Object.keys(changes).length > 0)
       await db.updateTable('buckets').set(changes).where('key', '=', key).execute();

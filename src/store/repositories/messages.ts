@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { filterColumns, likeEscape, type MessageFilters } from '../../capture/filters.js';
+import { filterColumns, likeEscape, type MessageFilters } from '../../domain/message-filters.js';
 import type {
   ListedMessage,
   MessageRequest,
@@ -7,11 +7,11 @@ import type {
   MessageView,
   NewMessage,
   StoredMessage,
-} from '../../capture/message.js';
-import { isErrorExchange, summarize } from '../../capture/message.js';
+} from '../../domain/messages.js';
+import { isErrorExchange, summarize } from '../../domain/messages.js';
 import type { Database, MessageRow } from '../database.js';
 import { preparedQuery } from '../prepared.js';
-import type { Executor } from '../store.js';
+import type { Db, Executor } from '../store.js';
 
 /** Columns of a list item: everything but the bodies. */
 const LIST_COLUMNS = [
@@ -231,9 +231,9 @@ export const messagesRepo = {
     return Number(result.numDeletedRows) > 0;
   },
 
-  async clear(db: Executor, bucketKey: string): Promise<number> {
-    const result = await db.deleteFrom('messages').where('bucket_key', '=', bucketKey).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** Deletes every message of a bucket, DELETE_CHUNK at a time (see deleteInChunks). */
+  async clear(db: Db, bucketKey: string): Promise<number> {
+    return deleteInChunks(db, (chunk) => chunk.where('bucket_key', '=', bucketKey));
   },
 
   async share(db: Executor, bucketKey: string, id: string, token: string, at: number): Promise<void> {
@@ -296,19 +296,42 @@ export const messagesRepo = {
   },
 
   /** Deletes unshared messages older than each bucket's retention; answers how many went. */
-  async applyRetention(db: Executor, now: number): Promise<number> {
+  async applyRetention(db: Db, now: number): Promise<number> {
     const buckets = await db.selectFrom('buckets').select(['key', 'retention_days']).execute();
     let deleted = 0;
     for (const bucket of buckets) {
       const cutoff = now - bucket.retention_days * 86_400;
-      const result = await db
-        .deleteFrom('messages')
-        .where('bucket_key', '=', bucket.key)
-        .where('received_at', '<', cutoff)
-        .where('share_token', 'is', null)
-        .executeTakeFirst();
-      deleted += Number(result.numDeletedRows);
+      deleted += await deleteInChunks(db, (chunk) =>
+        chunk
+          .where('bucket_key', '=', bucket.key)
+          .where('received_at', '<', cutoff)
+          .where('share_token', 'is', null),
+      );
     }
     return deleted;
   },
 };
+
+/** Messages one delete statement removes at most. */
+const DELETE_CHUNK = 500;
+
+/**
+ * Deletes the messages a filter picks in statements of DELETE_CHUNK rows, each its own transaction:
+ * on a nearly full disk a big delete would need room in the write-ahead log for all of it at once,
+ * while small ones reuse the room the previous ones freed.
+ */
+async function deleteInChunks(
+  db: Db,
+  filter: (
+    query: SelectQueryBuilder<Database, 'messages', { id: string }>,
+  ) => SelectQueryBuilder<Database, 'messages', { id: string }>,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const chunk = filter(db.selectFrom('messages').select('id')).limit(DELETE_CHUNK);
+    const result = await db.deleteFrom('messages').where('id', 'in', chunk).executeTakeFirst();
+    const count = Number(result.numDeletedRows);
+    deleted += count;
+    if (count < DELETE_CHUNK) return deleted;
+  }
+}

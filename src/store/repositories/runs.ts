@@ -174,6 +174,27 @@ export const runsRepo = {
     return Number(result.numUpdatedRows) > 0;
   },
 
+  /**
+   * working → queued again after a clean stop of its worker: the hand-over is counted apart from
+   * `executions` and the interrupted attempts are kept; false when the run is not `fromWorker`'s.
+   */
+  async requeueOnStop(db: Executor, id: string, fromWorker: string, interrupted: string): Promise<boolean> {
+    const result = await db
+      .updateTable('test_runs')
+      .set((eb) => ({
+        result: 'queued',
+        worker_id: null,
+        summary: null,
+        handovers: eb('handovers', '+', 1),
+        interrupted_attempts: interrupted,
+      }))
+      .where('id', '=', id)
+      .where('result', '=', 'working')
+      .where('worker_id', '=', fromWorker)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
   /** The steps a working run has finished so far, while this worker still holds it. */
   async recordProgress(db: Executor, id: string, workerId: string, summary: string): Promise<void> {
     await db
@@ -268,7 +289,7 @@ export const runsRepo = {
       .where('result', 'in', ['pass', 'fail']);
     if (filter.region) query = query.where('region', '=', filter.region);
     if (filter.environmentId) query = query.where('environment_id', '=', filter.environmentId);
-    return query.orderBy('finished_at').execute();
+    return query.orderBy('finished_at').orderBy('id').execute();
   },
 
   /**

@@ -24,16 +24,19 @@ function normalise<T extends { creator_name: string | null; creator_email: strin
   return { ...row, creator_name: row.creator_name ?? '', creator_email: row.creator_email ?? '' };
 }
 
-const testsPage = preparedQuery<{ bucketKey: string; count: number; offset: number }, TestWithCreator>(
-  ['bucketKey', 'count', 'offset'],
-  (db, p) =>
+type PageParams = { bucketKey: string; count: number; offset: number };
+
+/** A page of a bucket's tests in creation order, the id breaking ties so pages never overlap. */
+const testsPage = (direction: 'asc' | 'desc') =>
+  preparedQuery<PageParams, TestWithCreator>(['bucketKey', 'count', 'offset'], (db, p) =>
     testsWithCreator(db)
       .where('tests.bucket_key', '=', p.bucketKey)
-      .orderBy('tests.created_at')
-      .orderBy('tests.id')
+      .orderBy('tests.created_at', direction)
+      .orderBy('tests.id', direction)
       .limit(p.count)
       .offset(p.offset),
-);
+  );
+const TESTS_PAGE = { oldest: testsPage('asc'), newest: testsPage('desc') } as const;
 
 export interface TestDetailRows {
   test: TestWithCreator;
@@ -177,8 +180,12 @@ export const testsRepo = {
     };
   },
 
-  async list(db: Executor, bucketKey: string, count: number, offset: number): Promise<TestWithCreator[]> {
-    const rows = await testsPage(db, { bucketKey, count, offset });
+  async list(
+    db: Executor,
+    bucketKey: string,
+    page: { count: number; offset: number; first: 'oldest' | 'newest' },
+  ): Promise<TestWithCreator[]> {
+    const rows = await TESTS_PAGE[page.first](db, { bucketKey, count: page.count, offset: page.offset });
     return rows.map(normalise);
   },
 

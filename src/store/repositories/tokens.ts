@@ -22,11 +22,13 @@ export type TokenKind = AccessTokenTable['kind'];
 export interface TokenSummary {
   id: string;
   kind: TokenKind;
+  name: string | null;
   client_id: string | null;
   client_name: string | null;
   scopes: string;
   created_at: number;
   last_used_at: number | null;
+  expires_at: number | null;
 }
 
 const CLIENT_COLUMNS = [
@@ -39,20 +41,25 @@ const CLIENT_COLUMNS = [
   'created_at',
 ] as const;
 
-const liveTokenByHash = preparedQuery<{ tokenHash: string }, TokenWithAccount>(['tokenHash'], (db, p) =>
-  db
-    .selectFrom('access_tokens')
-    .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
-    .select([
-      'access_tokens.id',
-      'access_tokens.account_id',
-      'access_tokens.scopes',
-      'access_tokens.last_used_at',
-      'accounts.name',
-      'accounts.email',
-    ])
-    .where('access_tokens.token_hash', '=', p.tokenHash)
-    .where('access_tokens.revoked_at', 'is', null),
+const liveTokenByHash = preparedQuery<{ tokenHash: string; now: number }, TokenWithAccount>(
+  ['tokenHash', 'now'],
+  (db, p) =>
+    db
+      .selectFrom('access_tokens')
+      .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
+      .select([
+        'access_tokens.id',
+        'access_tokens.account_id',
+        'access_tokens.scopes',
+        'access_tokens.last_used_at',
+        'accounts.name',
+        'accounts.email',
+      ])
+      .where('access_tokens.token_hash', '=', p.tokenHash)
+      .where('access_tokens.revoked_at', 'is', null)
+      .where((eb) =>
+        eb.or([eb('access_tokens.expires_at', 'is', null), eb('access_tokens.expires_at', '>', p.now)]),
+      ),
 );
 
 export const tokensRepo = {
@@ -66,17 +73,19 @@ export const tokensRepo = {
       scopes: string;
       kind: TokenKind;
       created_at: number;
+      name?: string | null;
+      expires_at?: number | null;
     },
   ): Promise<void> {
     await db
       .insertInto('access_tokens')
-      .values({ ...token, last_used_at: null, revoked_at: null })
+      .values({ name: null, expires_at: null, ...token, last_used_at: null, revoked_at: null })
       .execute();
   },
 
-  /** The live (unrevoked) token with this hash, with its account's name and e-mail. */
-  async findLiveByHash(db: Executor, tokenHash: string): Promise<TokenWithAccount | undefined> {
-    return (await liveTokenByHash(db, { tokenHash }))[0];
+  /** The live (unrevoked, unexpired at `now`) token with this hash, with its account's name and e-mail. */
+  async findLiveByHash(db: Executor, tokenHash: string, now: number): Promise<TokenWithAccount | undefined> {
+    return (await liveTokenByHash(db, { tokenHash, now }))[0];
   },
 
   async touch(db: Executor, id: string, now: number): Promise<void> {
@@ -140,31 +149,36 @@ export const tokensRepo = {
     return Number(result.numDeletedRows) > 0;
   },
 
-  async kindOf(db: Executor, tokenId: string): Promise<TokenKind | undefined> {
-    const row = await db
+  /** What the token was issued as, and its name when it was made on the token page. */
+  async kindOf(db: Executor, tokenId: string): Promise<{ kind: TokenKind; name: string | null } | undefined> {
+    return db
       .selectFrom('access_tokens')
-      .select('kind')
+      .select(['kind', 'name'])
       .where('id', '=', tokenId)
       .executeTakeFirst();
-    return row?.kind;
   },
 
-  /** The account's unrevoked tokens with the name of the application each was issued to, newest first. */
-  async listLive(db: Executor, accountId: string): Promise<TokenSummary[]> {
+  /** The account's unrevoked, unexpired tokens with the name of the application each was issued to, newest first. */
+  async listLive(db: Executor, accountId: string, now: number): Promise<TokenSummary[]> {
     return db
       .selectFrom('access_tokens')
       .leftJoin('client_applications', 'client_applications.client_id', 'access_tokens.client_id')
       .select([
         'access_tokens.id',
         'access_tokens.kind',
+        'access_tokens.name',
         'access_tokens.client_id',
         'client_applications.name as client_name',
         'access_tokens.scopes',
         'access_tokens.created_at',
         'access_tokens.last_used_at',
+        'access_tokens.expires_at',
       ])
       .where('access_tokens.account_id', '=', accountId)
       .where('access_tokens.revoked_at', 'is', null)
+      .where((eb) =>
+        eb.or([eb('access_tokens.expires_at', 'is', null), eb('access_tokens.expires_at', '>', now)]),
+      )
       .orderBy('access_tokens.created_at', 'desc')
       .orderBy('access_tokens.id')
       .execute();

@@ -207,6 +207,44 @@ describe('dashboard: account pages and bucket settings', { skip: skipReason() },
     assert.equal(await table.getByText('Token holder').count(), 0);
   });
 
+  test('tokens: create one with a name, scopes and an expiry; it is shown once and works within its scopes', async () => {
+    await open('/account/tokens', 'Access tokens');
+    const form = page.getByTestId('new-token');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    assert.match(await errorAt(page, form.getByLabel('Token name')), /name/);
+
+    await form.getByLabel('Token name').fill('CI reader');
+    await form.getByLabel(/\(test:write\)/).check();
+    await form.getByLabel('Expires').selectOption({ label: '7 days' });
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const panel = page.getByTestId('secret-panel');
+    await panel.getByRole('heading', { name: 'Token CI reader was created' }).waitFor();
+    assert.match((await panel.locator('.secret-warning').textContent()) ?? '', /will not show it again/);
+    await panel.getByRole('button', { name: 'Copy access token' }).waitFor();
+    const token = ((await panel.locator('code.secret').textContent()) ?? '').trim();
+    assert.match(token, /^vgl_at_/);
+
+    // Listed by name with its expiry; the token reads and writes tests, but cannot make buckets.
+    await page.getByTestId('tokens-table').getByText('CI reader').waitFor();
+    const listed = (
+      await d.api<{ name: string | null; scopes: string[]; created_at: number; expires_at: number | null }[]>(
+        'GET',
+        '/account/tokens',
+      )
+    ).data.find((t) => t.name === 'CI reader');
+    assert.ok(listed);
+    assert.deepEqual(listed.scopes, ['api:read', 'test:write']);
+    assert.equal(listed.expires_at, listed.created_at + 7 * 24 * 3600);
+    assert.equal((await fetch(`${d.base}/buckets`, bearer(token))).status, 200);
+    const bucket = await fetch(`${d.base}/buckets?name=nope`, { ...bearer(token), method: 'POST' });
+    assert.equal(bucket.status, 403);
+    await d.checkA11y(page, 'account tokens, created');
+
+    // Dismissed, the token is gone from the page for good.
+    await panel.getByRole('button', { name: /^I have copied it/ }).click();
+    assert.equal(await page.getByText(token).count(), 0);
+  });
+
   test('integrations: add a webhook (secret masked), then delete it', async () => {
     const account = await d.api<{ teams: { id: string }[] }>('GET', '/account');
     const teamId = account.data.teams[0]!.id;

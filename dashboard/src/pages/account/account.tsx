@@ -4,6 +4,7 @@ import { AgentsSection } from './agents';
 import { ApplicationsSection } from './applications';
 import { IntegrationsSection } from './integrations';
 import { ProfileSection } from './profile';
+import { TeamSection } from './team';
 import { TokensSection } from './tokens';
 import './account.css';
 
@@ -12,11 +13,12 @@ const SECTIONS = [
   { section: '', label: 'Profile', view: ProfileSection },
   { section: 'applications', label: 'Applications', view: ApplicationsSection },
   { section: 'tokens', label: 'Access tokens', view: TokensSection },
+  { section: 'team', label: 'Team', view: TeamSection },
   { section: 'integrations', label: 'Integrations', view: IntegrationsSection },
   { section: 'agents', label: 'Agents & regions', view: AgentsSection },
 ] as const;
 
-/** `/account/:section?`: profile, client applications, tokens, team integrations, agents and regions. */
+/** `/account/:section?`: profile, client applications, tokens, teams, team integrations, agents and regions. */
 export function AccountPage(props: { section: string }) {
   const { account } = useSession();
   const current = SECTIONS.find((s) => s.section === props.section);

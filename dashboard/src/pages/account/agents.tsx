@@ -183,7 +183,11 @@ function NewAgent(props: {
 }
 
 function Regions() {
-  const list = useResource((signal) => api.get<RegionInfo[]>('/regions', undefined, signal), []);
+  const list = useResource(
+    (signal) =>
+      api.get<{ regions: RegionInfo[] }>('/regions', undefined, signal).then((data) => data.regions),
+    [],
+  );
   return (
     <section class="card" aria-labelledby="regions-heading">
       <h3 id="regions-heading">Regions of the server's workers</h3>

@@ -140,7 +140,11 @@ function Variables(props: {
 }
 
 function Regions(props: { value: string[]; error: unknown; onChange: (regions: string[]) => void }) {
-  const known = useResource((signal) => api.get<RegionInfo[]>('/regions', undefined, signal), []);
+  const known = useResource(
+    (signal) =>
+      api.get<{ regions: RegionInfo[] }>('/regions', undefined, signal).then((data) => data.regions),
+    [],
+  );
   const knownCodes = (known.data ?? []).map((r) => r.region).filter((code) => code !== '*');
   const others = props.value.filter((code) => !knownCodes.includes(code));
   const [typed, setTyped] = useState<string | undefined>(undefined);

@@ -26,7 +26,10 @@ export interface Draft {
 /** Settings the API lets an environment leave unset (and inherit); the editor sends only those changed. */
 export type SettingKey = Exclude<keyof Draft, 'name' | 'parent_environment_id'>;
 
-export const EMPTY_ENVIRONMENT: Omit<Environment, 'id' | 'test_id'> = {
+/** Environment fields the editor works on (the rest are identity and the answer's export stamp). */
+type EnvironmentFields = Omit<Environment, 'id' | 'test_id' | 'version' | 'exported_at'>;
+
+export const EMPTY_ENVIRONMENT: EnvironmentFields = {
   name: '',
   parent_environment_id: null,
   auth: {},
@@ -42,9 +45,10 @@ export const EMPTY_ENVIRONMENT: Omit<Environment, 'id' | 'test_id'> = {
   verify_ssl: true,
   client_certificate: '',
   webhooks: null,
+  headers: {},
 };
 
-export function draftOf(env: Omit<Environment, 'id' | 'test_id'>): Draft {
+export function draftOf(env: EnvironmentFields): Draft {
   return {
     name: env.name,
     parent_environment_id: env.parent_environment_id,

@@ -16,12 +16,13 @@ export type StartedRuns = Static<typeof TriggerOut>;
 
 export type Metrics = Static<typeof MetricsOut>;
 
-// `GET /regions`: the schema (RegionOut) is private to src/api/regions/routes.ts.
+// `GET /regions` answers `{regions: RegionInfo[]}`: the schema (RegionOut) is private to src/api/regions/routes.ts.
 export interface RegionInfo {
   region: string;
   workers: number;
   concurrency: number;
   last_seen_at: number;
+  hostname: string;
 }
 
 /** A run still waiting or running: views poll until it is not. */

@@ -119,7 +119,11 @@ export function MetricsTab() {
   const [timeframe, setTimeframe] = useState<Timeframe>('day');
   const [region, setRegion] = useState('all');
   const [environment, setEnvironment] = useState('all');
-  const regions = useResource((signal) => api.get<RegionInfo[]>('/regions', undefined, signal), []);
+  const regions = useResource(
+    (signal) =>
+      api.get<{ regions: RegionInfo[] }>('/regions', undefined, signal).then((data) => data.regions),
+    [],
+  );
   const metrics = useResource(
     (signal) =>
       api.get<Metrics>(

@@ -3,7 +3,7 @@
  * draft, saved with one PUT of the test (`steps` replaces the list; ids of kept steps survive, new
  * steps get theirs from the server). API errors show next to the field they name.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api/client';
 import type { StepType, Test } from '../../api/resources';
 import { guardLeaving } from '../../components/leave-guard';
@@ -97,7 +97,9 @@ export function StepsTab(_props: Record<string, unknown>) {
   }, [test]);
 
   // Leaving with unsaved changes asks first: unload, links, Back and Forward, Run now.
-  useEffect(() => (dirty ? guardLeaving(LEAVE_WARNING) : undefined), [dirty]);
+  // In the render that shows "Unsaved changes", not after the next paint: a Back or a Run now
+  // right after that line appears must already be guarded.
+  useLayoutEffect(() => (dirty ? guardLeaving(LEAVE_WARNING) : undefined), [dirty]);
 
   // After a move or an insertion, focus follows the step (a moved node loses focus).
   useEffect(() => {

@@ -8,6 +8,7 @@ import type { Message } from '../../components/message/types';
 import { ErrorBanner, Loading } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
+import { newAssertion } from '../test/steps/draft';
 
 const NEW_TEST = '__new__';
 
@@ -24,9 +25,7 @@ export function stepOfMessage(message: Message): { step: Record<string, unknown>
     headers,
     body: body ?? '',
     note: `From message ${message.uuid}`,
-    assertions: message.response
-      ? [{ source: 'response_status', property: '', comparison: 'equal', value: message.response.status }]
-      : [],
+    assertions: message.response ? [{ ...newAssertion(), value: message.response.status }] : [],
   };
   return body === null ? { step, warning: 'The binary body was left out: a step body is text.' } : { step };
 }

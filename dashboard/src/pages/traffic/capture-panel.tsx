@@ -1,25 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { Bucket } from '../../api/resources';
 import { CopyButton } from '../../components/ui';
-
-/** PUBLIC_URL, from the bucket's capture URL (`PUBLIC_URL/capture/<key>`). */
-export function publicUrlOf(bucket: Bucket): string {
-  const suffix = `/capture/${bucket.key}`;
-  return bucket.capture_url.endsWith(suffix) ? bucket.capture_url.slice(0, -suffix.length) : location.origin;
-}
-
-/**
- * The gateway URL that forwards to `target` and records the exchange:
- * `PUBLIC_URL/gateway/<bucket>/<scheme>/<host[:port]>/<path>?<query>` (docs/capture.md).
- */
-export function gatewayUrl(publicUrl: string, bucket: string, target: string): string {
-  const url = new URL(target.trim());
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error('The gateway forwards http and https URLs only.');
-  }
-  if (url.username || url.password) throw new Error('The gateway does not take credentials in the URL.');
-  return `${publicUrl}/gateway/${bucket}/${url.protocol.slice(0, -1)}/${url.host}${url.pathname}${url.search}`;
-}
+import { gatewayHostUrl, gatewayPathUrl } from '../../../../src/domain/gateway-urls';
 
 function CodeLine(props: { label: string; text: string; testId: string }) {
   const id = useId();
@@ -39,14 +21,15 @@ function CodeLine(props: { label: string; text: string; testId: string }) {
 /** The bucket's capture URL with a sample request, and a builder of gateway URLs. */
 export function CapturePanel(props: { bucket: Bucket; open: boolean }) {
   const { bucket } = props;
-  const publicUrl = publicUrlOf(bucket);
   const [target, setTarget] = useState('');
   const targetId = useId();
   let built = '';
+  let byHost: { url: string; port: string | null } | null = null;
   let problem = '';
   if (target.trim()) {
     try {
-      built = gatewayUrl(publicUrl, bucket.key, target);
+      built = gatewayPathUrl(bucket.gateway_url, target.trim());
+      if (bucket.gateway_domain) byHost = gatewayHostUrl(bucket.gateway_domain, bucket.key, target.trim());
     } catch (error) {
       problem =
         error instanceof TypeError
@@ -54,12 +37,16 @@ export function CapturePanel(props: { bucket: Bucket; open: boolean }) {
           : (error as Error).message;
     }
   }
-  const sample = `curl -X POST '${bucket.capture_url}/hello' -H 'Content-Type: application/json' -d '{"hello":"world"}'`;
+  const auth = bucket.auth_token ? ` -H 'Vigil-Bucket-Auth: ${bucket.auth_token}'` : '';
+  const sample = `curl -X POST '${bucket.capture_url}/hello' -H 'Content-Type: application/json'${auth} -d '{"hello":"world"}'`;
   return (
     <details class="card capture-panel" open={props.open}>
       <summary>Capture and gateway URLs</summary>
       <p class="muted">
-        Anything sent to the capture URL (any method, any path below it, no token) is recorded in Captures.
+        Anything sent to the capture URL (any method, any path below it) is recorded in Captures.{' '}
+        {bucket.auth_token
+          ? 'This bucket requires its token in the Vigil-Bucket-Auth header (or query parameter) of every capture and gateway request.'
+          : 'No token is needed: keep the bucket key private, or require a token in the bucket settings.'}
       </p>
       <CodeLine label="Capture URL" text={bucket.capture_url} testId="capture-url" />
       <CodeLine label="Sample request" text={sample} testId="capture-sample" />
@@ -80,6 +67,12 @@ export function CapturePanel(props: { bucket: Bucket; open: boolean }) {
         </small>
       </div>
       {built && <CodeLine label="Gateway URL" text={built} testId="gateway-url" />}
+      {byHost && <CodeLine label="Host-form gateway URL" text={byHost.url} testId="gateway-host-url" />}
+      {byHost?.port && (
+        <p class="muted">
+          Send the port with the host-form URL as the header <code>Vigil-Request-Port: {byHost.port}</code>.
+        </p>
+      )}
     </details>
   );
 }

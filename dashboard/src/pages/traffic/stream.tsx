@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
 import { api } from '../../api/client';
 import { bytes, dateTime, ms } from '../../components/format';
-import { StatusCode } from '../../components/message/message-view';
+import { MessageStatus } from '../../components/message/message-view';
 import type { Message, MessageListItem } from '../../components/message/types';
 import { Empty, ErrorBanner, Loading, PageHeader, TabLinks } from '../../components/ui';
 import { usePolling } from '../../components/use-resource';
@@ -417,7 +417,7 @@ function Row(props: {
       </td>
       <td class="mono">{method}</td>
       <td>
-        <StatusCode status={row.response?.status} reason={row.response?.reason} />
+        <MessageStatus source={row.source} status={row.response?.status} reason={row.response?.reason} />
       </td>
       <td class="hide-narrow mono cell-host">{row.request?.host ?? '—'}</td>
       <td class="mono cell-path">

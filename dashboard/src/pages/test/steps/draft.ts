@@ -16,6 +16,7 @@ import type {
   StepType,
   SubtestStep,
 } from '../../../api/resources';
+import { canonicalComparison } from '../../../../../src/domain/vocabulary';
 
 export interface Row {
   name: string;
@@ -103,20 +104,51 @@ function cleanUrl(url: string): string {
   return kept.length === rows.length ? url : withQuery(url, kept);
 }
 
+/** The comparison a new assertion or condition starts with: equality, by its canonical name. */
+export const DEFAULT_COMPARISON: Comparison = 'equal';
+
+/** A new assertion on the status code (the default request step's expects `value`). */
+export function newAssertion(value = ''): Assertion {
+  return { source: 'response_status', property: '', comparison: DEFAULT_COMPARISON, value };
+}
+
+/** Assertions by the canonical name of their comparison (`is_equal`, the default step's, is `equal`). */
+function canonicalAssertions(assertions: Assertion[]): Assertion[] {
+  return assertions.map((a) => ({ ...a, comparison: canonicalComparison(a.comparison) }));
+}
+
 function embeddedFrom(step: EmbeddedStep): DraftEmbedded {
   if (step.step_type === 'request') {
-    return { ...step, key: step.id, headers: rowsOf(step.headers), form: rowsOf(step.form) };
+    return {
+      ...step,
+      key: step.id,
+      headers: rowsOf(step.headers),
+      form: rowsOf(step.form),
+      assertions: canonicalAssertions(step.assertions),
+    };
+  }
+  if (step.step_type === 'subtest' || step.step_type === 'partner-inspector') {
+    return { ...step, key: step.id, assertions: canonicalAssertions(step.assertions) };
   }
   return { ...step, key: step.id };
 }
 
+/**
+ * The draft of a test as served. Comparisons take their canonical name, the one the editor offers,
+ * so a step shows and saves each meaning by one name.
+ */
 export function draftOf(test: { name: string; description: string | null; steps: Step[] }): Draft {
   return {
     name: test.name,
     description: test.description ?? '',
     steps: test.steps.map((step) =>
       step.step_type === 'condition'
-        ? { ...step, key: step.id, steps: step.steps.map(embeddedFrom) }
+        ? {
+            ...step,
+            key: step.id,
+            comparison: canonicalComparison(step.comparison),
+            steps: step.steps.map(embeddedFrom),
+          }
         : embeddedFrom(step),
     ),
   };
@@ -197,7 +229,7 @@ export function newStep(type: StepType): DraftStep {
         form: [],
         headers: [],
         auth: {},
-        assertions: [{ source: 'response_status', property: '', comparison: 'equal', value: '200' }],
+        assertions: [newAssertion('200')],
         variables: [],
         scripts: [],
         before_scripts: [],
@@ -211,7 +243,7 @@ export function newStep(type: StepType): DraftStep {
         ...base,
         step_type: 'condition',
         left_value: '',
-        comparison: 'equal',
+        comparison: DEFAULT_COMPARISON,
         right_value: '',
         steps: [],
       };

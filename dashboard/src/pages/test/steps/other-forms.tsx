@@ -52,7 +52,7 @@ export function ConditionFields(props: {
       <SelectField<Comparison>
         label="Comparison"
         value={step.comparison}
-        options={comparisonOptions(step.comparison)}
+        options={comparisonOptions()}
         onValue={(comparison) => set({ comparison })}
         error={error}
         field="/comparison"

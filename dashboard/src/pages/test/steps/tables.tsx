@@ -7,8 +7,8 @@ import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 import { fieldError } from '../../../api/client';
 import type { Assertion, Comparison, Source, Variable } from '../../../api/resources';
-import { COMPARISONS, SOURCES } from '../../../../../src/domain/vocabulary';
-import { type Row, SOURCES_WITH_PROPERTY, VALUELESS } from './draft';
+import { CANONICAL_COMPARISONS, SOURCES } from '../../../../../src/domain/vocabulary';
+import { newAssertion, type Row, SOURCES_WITH_PROPERTY, VALUELESS } from './draft';
 
 export const SOURCE_LABELS: Record<Source, string> = {
   response_status: 'Status code',
@@ -20,15 +20,11 @@ export const SOURCE_LABELS: Record<Source, string> = {
   response_size: 'Response size (bytes)',
 };
 
-export const comparisonLabel = (comparison: Comparison): string =>
-  comparison === 'is_equal' ? 'equals (is_equal)' : comparison.replace(/_/g, ' ');
+const comparisonLabel = (comparison: Comparison): string => comparison.replace(/_/g, ' ');
 
-/** The comparisons to offer: `is_equal` (a synonym of `equal`) only when already chosen. */
-export const comparisonOptions = (current: Comparison) =>
-  COMPARISONS.filter((c) => c !== 'is_equal' || current === 'is_equal').map((c) => ({
-    value: c,
-    label: comparisonLabel(c),
-  }));
+/** The comparisons to offer: each meaning once, by its canonical name (the editor's drafts use it). */
+export const comparisonOptions = () =>
+  CANONICAL_COMPARISONS.map((c) => ({ value: c, label: comparisonLabel(c) }));
 
 const PROPERTY_HINT: Partial<Record<Source, string>> = {
   response_headers: 'Header name',
@@ -286,9 +282,7 @@ export function AssertionsTable(props: {
       caption="Assertions"
       columns={['Source', 'Property', 'Comparison', 'Value']}
       count={assertions.length}
-      onAdd={() =>
-        onChange([...assertions, { source: 'response_status', property: '', comparison: 'equal', value: '' }])
-      }
+      onAdd={() => onChange([...assertions, newAssertion()])}
       addLabel="Add assertion"
       error={props.error}
       field="/assertions"
@@ -313,7 +307,7 @@ export function AssertionsTable(props: {
               <CellSelect
                 label={`Assertion ${n} comparison`}
                 value={assertion.comparison}
-                options={comparisonOptions(assertion.comparison)}
+                options={comparisonOptions()}
                 onValue={(comparison) => set({ comparison })}
                 error={props.error}
                 field={`${field}/comparison`}

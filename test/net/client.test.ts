@@ -17,7 +17,7 @@ import {
   openHttpSession,
   type OutboundRequest,
   USER_AGENT,
-} from '../../src/runner/http/client.js';
+} from '../../src/net/client.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 const SERVER_CERT = fixture('server-cert.pem');

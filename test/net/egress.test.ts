@@ -9,7 +9,7 @@ import {
   nonPublicReason,
   policyLookup,
   type Resolver,
-} from '../../src/runner/http/egress.js';
+} from '../../src/net/egress.js';
 
 const PUBLIC = [
   '8.8.8.8',

@@ -1,7 +1,7 @@
 /**
- * The runner's outbound HTTP client: the only place the runner touches the network. One session serves
- * one test run: it opens its own connections (so a monitor measures connecting), keeps them alive across
- * the run's requests, and closes them at the end. Every connection goes through the egress policy and
+ * The outbound HTTP client: the only place the runner (and replay) touches the network. One session
+ * serves one test run: it opens its own connections (so a monitor measures connecting), keeps them
+ * alive across the run's requests, and closes them at the end. Every connection goes through the egress policy and
  * every exchange reports per-phase timings.
  */
 import { STATUS_CODES } from 'node:http';
@@ -9,11 +9,11 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CookieJar } from 'tough-cookie';
 import { Client } from 'undici';
-import { type Timings, ZERO_TIMINGS } from '../../domain/results.js';
+import { type Timings, ZERO_TIMINGS } from '../domain/results.js';
 import { ConnectFailure, type ConnectionState, type ConnectTimings, originConnector } from './connector.js';
 import { type BodyLimits, BodySink } from './decode.js';
 import { type EgressPolicy, policyLookup, type Resolver } from './egress.js';
-import { VERSION } from '../../config/version.js';
+import { VERSION } from '../config/version.js';
 
 export interface OutboundRequest {
   method: string;

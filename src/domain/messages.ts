@@ -106,7 +106,12 @@ export function summarize(message: Pick<NewMessage, 'request' | 'response'>): {
   };
 }
 
-/** A message is in the error view when its response status is ≥ 400 or it has no response. */
-export function isErrorExchange(message: Pick<NewMessage, 'response'>): boolean {
+/**
+ * A message is in the error view when its response status is ≥ 400 or it has no response. A capture
+ * never is: the service answered it itself, so it is a received request, not a failed exchange
+ * (captures stored before the service kept its answer have no response and are received all the same).
+ */
+export function isErrorExchange(message: Pick<NewMessage, 'source' | 'response'>): boolean {
+  if (message.source === 'capture') return false;
   return message.response === null || message.response.status >= 400;
 }

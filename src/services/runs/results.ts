@@ -1,0 +1,123 @@
+import { AppError, notFound } from '../../domain/errors.js';
+import { isUuid, nowFloat } from '../../domain/ids.js';
+import { computeMetrics, type Metrics, TIMEFRAME_SPANS, type Timeframe } from '../../domain/metrics.js';
+import type { StepResult } from '../../domain/results.js';
+import type { TestRunRow } from '../../store/database.js';
+import { runsRepo } from '../../store/repositories/runs.js';
+import type { Store } from '../../store/store.js';
+import type { Principal } from '../principal.js';
+import type { TestService } from '../tests.js';
+import type { RunLifecycle } from './events.js';
+import type { RunExecutor } from './executor.js';
+import { isSafeId } from './rows.js';
+
+/** Metrics cover a day unless another timeframe is asked for. */
+export const DEFAULT_TIMEFRAME = 'day' satisfies Timeframe;
+export const RESULTS_PAGE = { default: 10, max: 50 } as const;
+
+export interface RunResultsOptions {
+  store: Store;
+  tests: TestService;
+  lifecycle: RunLifecycle;
+  /** Stops a canceled run at once when this process executes it. */
+  executor: Pick<RunExecutor, 'abortHere'>;
+}
+
+/** Reading a test's results (list, latest, one run, one step, metrics) and canceling a run. */
+export class RunResults {
+  constructor(private readonly deps: RunResultsOptions) {}
+
+  async list(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    page: { count?: number | undefined; since?: number | undefined; before?: number | undefined },
+  ): Promise<TestRunRow[]> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const count = Math.min(page.count ?? RESULTS_PAGE.default, RESULTS_PAGE.max);
+    return runsRepo.list(this.deps.store.db, test.id, { count, since: page.since, before: page.before });
+  }
+
+  /** The newest run, or null when the test never ran. */
+  async latest(principal: Principal, bucketKey: string, testId: string): Promise<TestRunRow | null> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const [row] = await runsRepo.list(this.deps.store.db, test.id, { count: 1 });
+    return row ?? null;
+  }
+
+  async get(principal: Principal, bucketKey: string, testId: string, runId: string): Promise<TestRunRow> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const row = isUuid(runId) ? await runsRepo.ofTest(this.deps.store.db, test.id, runId) : undefined;
+    if (!row) throw notFound(`Result ${runId}`);
+    return row;
+  }
+
+  async step(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    runId: string,
+    stepId: string,
+  ): Promise<StepResult> {
+    const run = await this.get(principal, bucketKey, testId, runId);
+    const detail = isSafeId(stepId)
+      ? await runsRepo.stepDetail(this.deps.store.db, run.id, stepId)
+      : undefined;
+    if (!detail) {
+      throw notFound(
+        run.result === 'queued' || run.result === 'working'
+          ? `Step ${stepId} of result ${runId} (the run has not finished)`
+          : `Step ${stepId} of result ${runId} (not run, or its details are past the retention limit)`,
+      );
+    }
+    return JSON.parse(detail) as StepResult;
+  }
+
+  /** Response times and success over a timeframe, per region and environment (or all). */
+  async metrics(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    query: {
+      timeframe?: Timeframe | undefined;
+      region?: string | undefined;
+      environment_uuid?: string | undefined;
+    },
+  ): Promise<Metrics> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const timeframe = query.timeframe ?? DEFAULT_TIMEFRAME;
+    const now = nowFloat();
+    const { period } = TIMEFRAME_SPANS[timeframe];
+    const runs = await runsRepo.finishedBetween(this.deps.store.db, test.id, now - 2 * period, now + 1, {
+      region: query.region && query.region !== 'all' ? query.region : undefined,
+      environmentId:
+        query.environment_uuid && query.environment_uuid !== 'all' ? query.environment_uuid : undefined,
+    });
+    return computeMetrics(
+      timeframe,
+      runs.map((r) => ({
+        finished_at: r.finished_at ?? 0,
+        result: r.result,
+        response_time_ms: r.response_time_ms,
+      })),
+      now,
+    );
+  }
+
+  /** Cancels a queued or working run; a finished run answers 409. */
+  async cancel(principal: Principal, bucketKey: string, testId: string, runId: string): Promise<TestRunRow> {
+    const run = await this.get(principal, bucketKey, testId, runId);
+    const canceled = await this.deps.store.transaction(async (trx) => {
+      const done = await runsRepo.cancel(trx, run.id, nowFloat(), 'canceled by request');
+      if (done) await this.deps.lifecycle.finished(trx, run.id);
+      return done;
+    });
+    if (!canceled)
+      throw new AppError(
+        'conflict',
+        `Result ${runId} has already finished (${run.result}); only queued or working runs can be canceled`,
+      );
+    this.deps.executor.abortHere(run.id);
+    return (await runsRepo.byId(this.deps.store.db, run.id))!;
+  }
+}
