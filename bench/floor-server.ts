@@ -26,6 +26,7 @@ const MAX_BODY = 1024 * 1024;
 /** What an environment shows for every setting it does not set itself. */
 const DEFAULT_SETTINGS = {
   auth: {},
+  headers: {},
   emails: { notify_all: false, notify_on: 'all', notify_threshold: null, recipients: [] },
   initial_variables: {},
   integrations: [],
@@ -90,6 +91,7 @@ interface EnvironmentRow {
   test_id: string | null;
   parent_environment_id: string | null;
   settings: string;
+  updated_at: number;
 }
 interface ScheduleRow {
   id: string;
@@ -158,13 +160,13 @@ function statements(db: FloorDb) {
       `SELECT t.id, t.name, t.description, t.created_at, t.created_by, t.default_environment_id,
               t.trigger_id, a.name AS creator_name, a.email AS creator_email
        FROM tests t LEFT JOIN accounts a ON a.id = t.created_by
-       WHERE t.bucket_key = ? ORDER BY t.created_at, t.id LIMIT ? OFFSET ?`,
+       WHERE t.bucket_key = ? ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`,
     ),
     steps: db.prepare<[string], StepRow>(
       'SELECT id, parent_id, step_type, body FROM steps WHERE test_id = ? ORDER BY position',
     ),
     environments: db.prepare<[string], EnvironmentRow>(
-      `SELECT id, name, test_id, parent_environment_id, settings
+      `SELECT id, name, test_id, parent_environment_id, settings, updated_at
        FROM environments WHERE test_id = ? ORDER BY created_at, id`,
     ),
     schedules: db.prepare<[string], ScheduleRow>(
@@ -283,6 +285,14 @@ function assembleSteps(rows: readonly StepRow[]): Step[] {
   return top;
 }
 
+/** Format version of environment and schedule answers, and the time their version was written. */
+const EXPORT_VERSION = '1.0';
+const presentEnvironment = (row: EnvironmentRow) => ({
+  ...environmentView(row),
+  version: EXPORT_VERSION,
+  exported_at: Math.floor(row.updated_at),
+});
+
 function detail(
   test: TestRow,
   caller: Caller,
@@ -300,6 +310,8 @@ function detail(
       interval: s.interval,
       note: s.note,
       created_at: s.created_at,
+      version: EXPORT_VERSION,
+      exported_at: s.created_at,
     })),
     last_run: null,
     trigger_url: `${publicUrl}/radar/${test.trigger_id}/trigger`,
@@ -315,7 +327,7 @@ function getTest(authorization: string | undefined, bucketKey: string, testId: s
   const test = UUID.test(testId) ? read.test.get(testId, bucketKey) : undefined;
   if (!test) throw new HttpError(404, 'not_found', `Test ${testId} not found`);
   const steps = assembleSteps(read.steps.all(test.id));
-  const environments = read.environments.all(test.id).map(environmentView);
+  const environments = read.environments.all(test.id).map(presentEnvironment);
   return envelope(detail(test, caller, environments, steps, read.schedules.all(test.id)));
 }
 
@@ -361,6 +373,7 @@ const createTest = copy.transaction(
       test_id: test.id,
       parent_environment_id: null,
       settings: '{}',
+      updated_at: envCreated,
     };
     const stepId = randomUUID();
     const stepBody = JSON.stringify(DEFAULT_STEP_BODY);
@@ -414,7 +427,7 @@ const createTest = copy.transaction(
       ...author,
       JSON.stringify(view),
     );
-    return detail(test, caller, [view], steps, []);
+    return detail(test, caller, [presentEnvironment(environment)], steps, []);
   },
 );
 

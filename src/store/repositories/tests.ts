@@ -157,12 +157,103 @@ const testDetailForAccount = preparedQuery<{ id: string; bucketKey: string; acco
   },
 );
 
+/** The test with its creator, when it lies in a bucket of the account's team: one indexed read. */
+const testForAccount = preparedQuery<{ id: string; bucketKey: string; accountId: string }, TestWithCreator>(
+  ['id', 'bucketKey', 'accountId'],
+  (db, p) =>
+    testsWithCreator(db)
+      .where('tests.id', '=', p.id)
+      .where('tests.bucket_key', '=', p.bucketKey)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('buckets')
+            .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
+            .select('buckets.key')
+            .whereRef('buckets.key', '=', 'tests.bucket_key')
+            .where('team_members.account_id', '=', p.accountId),
+        ),
+      ),
+);
+
+const detailSteps = preparedQuery<{ testId: string }, StepRow>(['testId'], (db, p) =>
+  db
+    .selectFrom('steps')
+    .select(['id', 'test_id', 'parent_id', 'position', 'step_type', 'body'])
+    .where('test_id', '=', p.testId)
+    .orderBy('position'),
+);
+
+const detailEnvironments = preparedQuery<{ testId: string }, EnvironmentRow>(['testId'], (db, p) =>
+  db
+    .selectFrom('environments')
+    .select([
+      'id',
+      'bucket_key',
+      'test_id',
+      'name',
+      'parent_environment_id',
+      'settings',
+      'created_at',
+      'updated_at',
+    ])
+    .where('test_id', '=', p.testId)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
+const detailSchedules = preparedQuery<{ testId: string }, ScheduleRow>(['testId'], (db, p) =>
+  db
+    .selectFrom('schedules')
+    .select(['id', 'test_id', 'environment_id', 'interval', 'note', 'created_at'])
+    .where('test_id', '=', p.testId)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
+const detailLastRun = preparedQuery<{ testId: string }, LastRunSummary>(['testId'], (db, p) =>
+  db
+    .selectFrom('test_runs')
+    .select([
+      'id as test_run_id',
+      'result',
+      'environment_id',
+      'environment_name',
+      'region',
+      'source',
+      'started_at',
+      'finished_at',
+    ])
+    .where('test_id', '=', p.testId)
+    .where('finished_at', 'is not', null)
+    .where('result', 'in', ['pass', 'fail'])
+    .orderBy('finished_at', 'desc')
+    .limit(1),
+);
+
 /** SQLite hands JSON aggregates back as text, PostgreSQL as parsed values. */
 const jsonRows = <T>(value: unknown): T[] => (typeof value === 'string' ? JSON.parse(value) : value) as T[];
 
 export const testsRepo = {
-  /** The detail of a test in a bucket of the account's team, in one query; undefined when there is none. */
-  async detailForAccount(
+  /**
+   * The detail of a test in a bucket of the account's team; undefined when there is none. Each
+   * dialect gets the shape that costs it least (bench/query-shapes.ts measures both): on SQLite,
+   * in the same process, plain indexed reads are cheaper than building JSON inside SQLite; on
+   * PostgreSQL every statement is a round trip, so one statement with JSON aggregates wins.
+   */
+  detailForAccount(
+    db: Executor,
+    bucketKey: string,
+    id: string,
+    accountId: string,
+  ): Promise<TestDetailRows | undefined> {
+    return db.getExecutor().adapter instanceof PostgresAdapter
+      ? testsRepo.detailForAccountJson(db, bucketKey, id, accountId)
+      : testsRepo.detailForAccountPlain(db, bucketKey, id, accountId);
+  },
+
+  /** The detail in one statement, its parts as JSON arrays. */
+  async detailForAccountJson(
     db: Executor,
     bucketKey: string,
     id: string,
@@ -178,6 +269,27 @@ export const testsRepo = {
       schedules: jsonRows<ScheduleRow>(schedules),
       lastRun: jsonRows<LastRunSummary>(last_run)[0] ?? null,
     };
+  },
+
+  /**
+   * The same detail as `detailForAccount` from plain indexed reads: the test (with the membership
+   * check), then its steps, environments, schedules and last finished run, one statement each.
+   */
+  async detailForAccountPlain(
+    db: Executor,
+    bucketKey: string,
+    id: string,
+    accountId: string,
+  ): Promise<TestDetailRows | undefined> {
+    const test = (await testForAccount(db, { id, bucketKey, accountId }))[0];
+    if (!test) return undefined;
+    const [steps, environments, schedules, lastRun] = await Promise.all([
+      detailSteps(db, { testId: id }),
+      detailEnvironments(db, { testId: id }),
+      detailSchedules(db, { testId: id }),
+      detailLastRun(db, { testId: id }),
+    ]);
+    return { test: normalise(test), steps, environments, schedules, lastRun: lastRun[0] ?? null };
   },
 
   async list(
