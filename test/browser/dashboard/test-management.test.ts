@@ -136,9 +136,10 @@ describe('Dashboard: test management', { skip: skipReason() }, () => {
     await dash.checkA11y(page, 'the delete confirmation');
     await dash.screenshot(page, 'test-management-delete-dialog', { fullPage: false });
 
-    // Cancel deletes nothing.
+    // Cancel deletes nothing, and focus goes back to the button that opened the dialog.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Delete test');
     assert.equal((await dash.api('GET', `${testsPath()}/${original.id}`)).status, 200);
 
     await page.getByRole('button', { name: 'Delete test' }).click();

@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { api, download } from '../../api/client';
+import { ApiError, api, download, messageOf } from '../../api/client';
 import type { Test } from '../../api/resources';
 import { ErrorBanner } from '../../components/ui';
 import { testPath } from './context';
@@ -113,7 +113,14 @@ export function Dialog(props: {
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
+    // Focus goes back where it was when the dialog closes, if that control is still there.
+    const opener = document.activeElement;
     if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      // Closed before it leaves the page: while it is modal, the rest of the page takes no focus.
+      if (dialog?.open) dialog.close();
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog
@@ -227,7 +234,9 @@ export function parseImport(text: string): ParsedImport {
   } catch (error) {
     return { ok: false, problem: `The file is not JSON (${(error as Error).message}).` };
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document))
+  if (Array.isArray(document))
+    return { ok: false, problem: 'The file holds a list of tests; import one exported test at a time.' };
+  if (typeof document !== 'object' || document === null)
     return { ok: false, problem: 'The file is not a Vigil test export: it holds no JSON object.' };
   const unwrapped =
     'data' in document && !('steps' in document) ? (document as { data: unknown }).data : document;
@@ -309,10 +318,8 @@ export function ImportDialog(props: {
       {error !== undefined && (
         <div role="alert" class="banner error">
           <span>
-            Nothing was created: {(error as Error).message}
-            {(error as { field?: string }).field && (
-              <span class="muted"> ({(error as { field?: string }).field})</span>
-            )}
+            Nothing was created: {messageOf(error)}
+            {error instanceof ApiError && error.field && <span class="muted"> ({error.field})</span>}
           </span>
         </div>
       )}
