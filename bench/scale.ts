@@ -148,7 +148,7 @@ async function setUp(upstream: string, count: number): Promise<Setup> {
           ],
         } as never,
       ],
-      false,
+      { isArray: false },
     );
     tests.push({ id: test!.test.id, environmentId: test!.test.default_environment_id });
   }

@@ -6,6 +6,7 @@ import { TestsListPage } from './pages/tests-list';
 import { TestShell } from './pages/test/shell';
 import { paths, SessionProvider, useSession } from './session';
 
+const NewTestPage = lazyView<{ bucket: string }>(() => import('./pages/test/new-test'), 'NewTestPage');
 const StepsTab = lazyView<object>(() => import('./pages/test/steps'), 'StepsTab');
 const EnvironmentsTab = lazyView<object>(() => import('./pages/test/environments'), 'EnvironmentsTab');
 const SchedulesTab = lazyView<object>(() => import('./pages/test/schedules'), 'SchedulesTab');
@@ -75,6 +76,7 @@ export function App() {
               <Home />
             </Route>
             <Route path="/b/:bucket/tests">{(params) => <TestsListPage bucket={params.bucket} />}</Route>
+            <Route path="/b/:bucket/tests/new">{(params) => <NewTestPage bucket={params.bucket} />}</Route>
             <Route path="/b/:bucket/tests/:test/*?">
               {(params) => <TestRoutes bucket={params.bucket} test={params.test} rest={params['*'] ?? ''} />}
             </Route>

@@ -59,6 +59,7 @@ export function useBucket(key: string): Bucket | undefined {
 /** Paths of the dashboard's views, in one place so links and routes agree. */
 export const paths = {
   tests: (bucket: string) => `/b/${bucket}/tests`,
+  newTest: (bucket: string) => `/b/${bucket}/tests/new`,
   test: (bucket: string, test: string, tab?: string) => `/b/${bucket}/tests/${test}${tab ? `/${tab}` : ''}`,
   result: (bucket: string, test: string, run: string) => `/b/${bucket}/tests/${test}/results/${run}`,
   sharedEnvironments: (bucket: string) => `/b/${bucket}/environments`,

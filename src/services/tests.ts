@@ -230,13 +230,19 @@ export class TestService {
     });
   }
 
-  /** Creates one test, or several from an array, all in one transaction. */
+  /**
+   * Creates one test, or several from an array, all in one transaction. `restoredFrom` names the
+   * deleted test a single created one brings back; its creation revision records it.
+   */
   async create(
     actor: Actor,
     bucketKey: string,
     inputs: readonly TestCreateInput[],
-    isArray: boolean,
+    options: { isArray: boolean; restoredFrom?: string | undefined },
   ): Promise<TestAggregate[]> {
+    const { isArray, restoredFrom } = options;
+    if (restoredFrom !== undefined && inputs.length !== 1)
+      throw invalid('?restored_from', 'brings back one test; the body is an array of several');
     return this.deps.store.transaction(async (trx) => {
       const bucket = await this.deps.buckets.require(actor, bucketKey, trx);
       const environmentsAdded = inputs.reduce(
@@ -246,7 +252,9 @@ export class TestService {
       await checkEnvironmentLimit(trx, bucketKey, environmentsAdded);
       const created: TestAggregate[] = [];
       for (const [index, input] of inputs.entries()) {
-        created.push(await this.createOne(trx, actor, bucket, given(input), isArray ? `/${index}` : ''));
+        created.push(
+          await this.createOne(trx, actor, bucket, given(input), isArray ? `/${index}` : '', restoredFrom),
+        );
       }
       return created;
     });
@@ -258,6 +266,7 @@ export class TestService {
     bucket: BucketWithTeam,
     input: TestCreateInput,
     at: string,
+    restoredFrom?: string,
   ): Promise<TestAggregate> {
     const testId = newId();
     const now = nowSeconds();
@@ -289,7 +298,16 @@ export class TestService {
 
     const aggregate = await this.load(trx, (await testsRepo.get(trx, bucket.key, testId))!);
     const entries: RevisionEntry[] = [
-      { itemType: 'radar_test', itemId: testId, testId, action: 'create', snapshot: testSnapshot(aggregate) },
+      {
+        itemType: 'radar_test',
+        itemId: testId,
+        testId,
+        action: 'create',
+        snapshot: {
+          ...testSnapshot(aggregate),
+          ...(restoredFrom !== undefined && { restored_from: restoredFrom }),
+        },
+      },
       ...sharedRows.map((row) => ({
         itemType: 'environment' as const,
         itemId: row.id,

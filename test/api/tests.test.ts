@@ -258,6 +258,40 @@ await describeApi('tests API', (get) => {
     assert.deepEqual(bobsShared[0].initial_variables, { host: 'https://api.example.com' });
   });
 
+  test('a deleted test posted back with ?restored_from has a creation revision saying so', async () => {
+    const { call, data } = get();
+    const created = await data('POST', tests(), { name: 'Deleted by mistake' });
+    await data('POST', `${tests()}/${created.id}/schedules`, { interval: '1h' });
+    const exported = (await call({ method: 'GET', url: `${tests()}/${created.id}/export` })).json();
+    assert.equal((await call({ method: 'DELETE', url: `${tests()}/${created.id}` })).statusCode, 204);
+
+    const restored = await data('POST', `${tests()}?restored_from=${created.id}`, exported);
+    assert.equal(restored.name, 'Deleted by mistake');
+    assert.equal(restored.steps.length, 1);
+    assert.equal(restored.schedules.length, 1);
+    const revisions = await data('GET', `${tests()}/${restored.id}/revisions`);
+    assert.equal(revisions.test_revisions.length, 1);
+    assert.equal(revisions.test_revisions[0].action, 'create');
+    assert.equal(revisions.test_revisions[0].snapshot.restored_from, created.id);
+
+    const plain = await data('POST', tests(), exported);
+    const plainRevisions = await data('GET', `${tests()}/${plain.id}/revisions`);
+    assert.equal(plainRevisions.test_revisions[0].snapshot.restored_from, undefined);
+  });
+
+  test('?restored_from must be an id and brings back one test, not an array', async () => {
+    const { call } = get();
+    const notId = await call({ method: 'POST', url: `${tests()}?restored_from=nope`, body: { name: 'x' } });
+    assert.equal(notId.statusCode, 400, notId.body);
+    const several = await call({
+      method: 'POST',
+      url: `${tests()}?restored_from=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`,
+      body: [{ name: 'a' }, { name: 'b' }],
+    });
+    assert.equal(several.statusCode, 400, several.body);
+    assert.equal(several.json().error.field, '?restored_from');
+  });
+
   test('revisions record every change with a snapshot, environments keyed by id', async () => {
     const { data } = get();
     const created = await data('POST', tests(), { name: 'History' });

@@ -107,6 +107,44 @@ export const api = {
   delete: <T = undefined>(path: string) => request<T>('DELETE', path).then((r) => r.data),
 };
 
+/** A file the API answers bare (not in the envelope), such as a test export, with its file name. */
+export async function download(path: string): Promise<{ text: string; fileName: string }> {
+  const token = storedToken();
+  if (!token) return beginSignIn();
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path), { headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    throw new ApiError(
+      0,
+      'network_error',
+      'Vigil could not be reached. Check your connection and try again.',
+    );
+  }
+  if (response.status === 401) {
+    dropToken();
+    return beginSignIn();
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let error: Envelope<unknown>['error'] = null;
+    try {
+      error = (JSON.parse(text) as Envelope<unknown>).error;
+    } catch {
+      error = null;
+    }
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `The server answered ${response.status} ${response.statusText}`,
+      error?.field,
+    );
+  }
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download';
+  return { text, fileName };
+}
+
 /** The message of any error, for a banner. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;

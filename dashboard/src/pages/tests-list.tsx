@@ -1,13 +1,15 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api } from '../api/client';
-import type { TestSummary } from '../api/resources';
+import type { Test, TestSummary } from '../api/resources';
 import { dateTime, timeAgo } from '../components/format';
 import { Sparkline } from '../components/sparkline';
+import { DeletedNotice, DeleteDialog, ImportDialog, type ParsedImport, parseImport } from './test/manage';
 import {
   Empty,
   ErrorBanner,
   Loading,
+  Notice,
   PageHeader,
   ResultBadge,
   SelectField,
@@ -72,8 +74,12 @@ export function TestsListPage(props: { bucket: string }) {
   const tests = useResource((signal) => loadSummaries(props.bucket, signal), [props.bucket]);
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<StatusFilter>('all');
-  const [creating, setCreating] = useState(false);
-  const [createError, setCreateError] = useState<unknown>(undefined);
+  const [importing, setImporting] = useState<{ fileName: string; parsed: ParsedImport } | undefined>(
+    undefined,
+  );
+  const [deleting, setDeleting] = useState<TestSummary | undefined>(undefined);
+  const [restored, setRestored] = useState<Test | undefined>(undefined);
+  const fileInput = useRef<HTMLInputElement>(null);
   const [, navigate] = useLocation();
   // Results change as schedules fire; refresh quietly while the tab is visible.
   usePolling(() => void tests.reload(), 30_000, tests.data !== undefined);
@@ -86,17 +92,14 @@ export function TestsListPage(props: { bucket: string }) {
   if (!bucket)
     return <ErrorBanner error={new Error(`There is no bucket ${props.bucket} in this account.`)} />;
 
-  async function createTest() {
-    setCreating(true);
-    setCreateError(undefined);
-    try {
-      const created = await api.post<{ id: string }>(`/buckets/${props.bucket}/tests`, { name: 'New test' });
-      navigate(paths.test(props.bucket, created.id));
-    } catch (error) {
-      setCreateError(error);
-      setCreating(false);
-    }
-  }
+  const createTest = () => navigate(paths.newTest(props.bucket));
+
+  const chooseImport = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    setImporting({ fileName: file.name, parsed: parseImport(await file.text()) });
+  };
 
   return (
     <>
@@ -104,12 +107,61 @@ export function TestsListPage(props: { bucket: string }) {
         title="Tests"
         subtitle={bucket.name}
         actions={
-          <button type="button" onClick={createTest} disabled={creating}>
-            {creating ? 'Creating…' : 'New test'}
-          </button>
+          <>
+            <button type="button" onClick={createTest}>
+              New test
+            </button>
+            <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
+              Import…
+            </button>
+            <input
+              ref={fileInput}
+              type="file"
+              accept=".json,application/json"
+              class="visually-hidden"
+              tabIndex={-1}
+              aria-label="Import a test from an export file"
+              onChange={(event) => void chooseImport(event.currentTarget)}
+            />
+          </>
         }
       />
-      <ErrorBanner error={createError} />
+      <DeletedNotice
+        bucket={props.bucket}
+        onRestored={(test) => {
+          setRestored(test);
+          void tests.reload();
+        }}
+      />
+      {restored && (
+        <Notice kind="success">
+          Restored the test <Link href={paths.test(props.bucket, restored.id)}>{restored.name}</Link>.
+        </Notice>
+      )}
+      {importing && (
+        <ImportDialog
+          bucket={props.bucket}
+          fileName={importing.fileName}
+          parsed={importing.parsed}
+          onClose={() => setImporting(undefined)}
+          onCreated={(test) => {
+            setImporting(undefined);
+            navigate(paths.test(props.bucket, test.id));
+          }}
+        />
+      )}
+      {deleting && (
+        <DeleteDialog
+          bucket={props.bucket}
+          test={deleting}
+          onClose={() => setDeleting(undefined)}
+          onDeleted={() => {
+            setDeleting(undefined);
+            setRestored(undefined);
+            void tests.reload();
+          }}
+        />
+      )}
       <div class="filters" role="search">
         <TextField
           label="Search tests"
@@ -151,11 +203,14 @@ export function TestsListPage(props: { bucket: string }) {
                 <th scope="col">Last run</th>
                 <th scope="col">Schedules</th>
                 <th scope="col">Response time</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {shown.map((test) => (
-                <TestRow key={test.id} bucket={props.bucket} test={test} />
+                <TestRow key={test.id} bucket={props.bucket} test={test} onDelete={() => setDeleting(test)} />
               ))}
             </tbody>
           </table>
@@ -165,7 +220,7 @@ export function TestsListPage(props: { bucket: string }) {
   );
 }
 
-function TestRow(props: { bucket: string; test: TestSummary }) {
+function TestRow(props: { bucket: string; test: TestSummary; onDelete: () => void }) {
   const { test } = props;
   const last = test.last_run;
   const when = last ? (last.finished_at ?? last.started_at) : null;
@@ -198,6 +253,16 @@ function TestRow(props: { bucket: string; test: TestSummary }) {
             failed: run.result === 'fail',
           }))}
         />
+      </td>
+      <td>
+        <button
+          type="button"
+          class="secondary small"
+          aria-label={`Delete ${test.name}`}
+          onClick={props.onDelete}
+        >
+          Delete
+        </button>
       </td>
     </tr>
   );

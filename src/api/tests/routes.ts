@@ -10,6 +10,7 @@ import {
   RevisionsOut,
   SummariesQuery,
   TestCreateBody,
+  TestCreateQuery,
   TestDetail,
   TestExportOut,
   TestListItem,
@@ -85,6 +86,7 @@ export const testRoutes =
           tags: ['tests'],
           summary: 'Create a test, several tests (array), or import an exported test',
           params: BucketParams,
+          querystring: TestCreateQuery,
           body: TestCreateBody,
           response: { 201: Envelope(Type.Union([TestDetail, Type.Array(TestDetail)])), ...errorResponses },
         },
@@ -93,7 +95,10 @@ export const testRoutes =
         const actor = actorOf(request);
         const isArray = Array.isArray(request.body);
         const inputs = Array.isArray(request.body) ? request.body : [request.body];
-        const created = await tests.create(actor, request.params.bucket_key, inputs, isArray);
+        const created = await tests.create(actor, request.params.bucket_key, inputs, {
+          isArray,
+          restoredFrom: request.query.restored_from,
+        });
         const data = created.map((aggregate) => presentTest(aggregate, actor, ctx.publicUrl));
         reply.code(201);
         return ok(isArray ? data : data[0]!);

@@ -62,6 +62,18 @@ export const TestPatch = Type.Object({
   steps: OrNull(Type.Array(StepInput, { maxItems: 200 })),
 });
 
+/** POST …/tests: `restored_from` marks a test created again from the export of a deleted one. */
+export const TestCreateQuery = Type.Object({
+  restored_from: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description:
+        'The id of the deleted test this one brings back (the dashboard\'s "Undo" of a delete); ' +
+        'its creation revision carries `restored_from` in its snapshot. A single test only.',
+    }),
+  ),
+});
+
 export const TestsQuery = Type.Object({
   count: Type.Optional(
     Type.Integer({

@@ -97,11 +97,9 @@ describe('Dashboard: a new user walk', { skip: skipReason() }, () => {
       await dash.checkA11y(page, 'the tests list');
       await dash.screenshot(page, 'walk-tests-list');
 
-      // 3. "New test" opens the editor of a test with one request step; rename it and fill the step.
+      // 3. "New test" opens the editor of an unsaved test with one request step; name it and fill the step.
       await page.getByRole('button', { name: 'New test', exact: true }).click();
-      await page.waitForURL(/\/tests\/[0-9a-f-]{36}$/);
-      const testId = /\/tests\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
-      const testPath = `/buckets/${dash.bucket}/tests/${testId}`;
+      await page.waitForURL(/\/tests\/new$/);
       await page.getByRole('heading', { name: 'Steps' }).waitFor();
       assert.equal(await cards(page).count(), 1, 'a new test starts with one request step');
       await page.getByLabel('Test name', { exact: true }).fill('Items API');
@@ -148,7 +146,11 @@ describe('Dashboard: a new user walk', { skip: skipReason() }, () => {
       await waitForOrder(page, ['condition', 'request']);
       await dragAbove(page, cards(page).nth(1), cards(page).nth(0));
       await waitForOrder(page, ['request', 'condition']);
+      // The first save creates the test and opens it at its own address.
       await save();
+      await page.waitForURL(/\/tests\/[0-9a-f-]{36}$/);
+      const testId = /\/tests\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+      const testPath = `/buckets/${dash.bucket}/tests/${testId}`;
 
       const saved = (await dash.api<TestDetail>('GET', testPath)).data;
       assert.equal(saved.name, 'Items API');
@@ -235,12 +237,16 @@ describe('Dashboard: a new user walk', { skip: skipReason() }, () => {
       await dash.checkA11y(page, 'metrics');
       await dash.screenshot(page, 'walk-metrics');
 
-      // 10. Revisions: the test's update before the break, its diff, and Restore.
+      // 10. Revisions: the test as its first save created it (before the break), its diff, and Restore.
       await tab('Revisions').click();
-      const updates = page.getByRole('button', { name: /^Test: update/ });
-      await updates.nth(1).waitFor();
-      assert.equal(await updates.count(), 2, 'two saves in the editor');
-      await updates.nth(1).click();
+      const created = page.getByRole('button', { name: /^Test: create/ });
+      await created.waitFor();
+      assert.equal(
+        await page.getByRole('button', { name: /^Test: update/ }).count(),
+        1,
+        'the first save created the test; the second updated it',
+      );
+      await created.click();
       await page.locator('.diff-line.added').first().waitFor();
       await page.getByLabel('the current state').check();
       await page.locator('.diff-line.removed', { hasText: '"201"' }).waitFor();

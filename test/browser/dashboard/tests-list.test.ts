@@ -180,25 +180,34 @@ describe('Dashboard tests list', { skip: skipReason() }, () => {
     await context.close();
   });
 
-  test('New test creates one and opens it; at the limit the error shows', async () => {
+  test('New test opens an unsaved editor; its first save creates it, and at the limit the error shows', async () => {
     const { context, page } = await dash.signedIn();
     // The first bucket is full (100 test environments): the API's refusal is shown, nothing is lost.
     await page.goto(`${dash.base}/app/b/${dash.bucket}/tests`);
     await page.getByRole('button', { name: 'New test' }).click();
+    await page.waitForURL(/\/tests\/new$/);
+    await page.getByLabel('Test name', { exact: true }).fill('One too many');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'the limit is 100' }).waitFor();
+    assert.equal(await page.getByLabel('Test name', { exact: true }).inputValue(), 'One too many');
 
     const bucket = await dash.api<{ key: string }>('POST', '/buckets', { name: 'Second' });
     assert.equal(bucket.status, 201, JSON.stringify(bucket.body));
+    // Leaving the unsaved test asks first; the answer here is "leave".
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.goto(`${dash.base}/app/b/${bucket.data.key}/tests`);
     await page.getByText('No tests in this bucket yet.').waitFor();
+    await page.getByRole('button', { name: 'New test' }).click();
+    await page.waitForURL(/\/tests\/new$/);
+    await page.getByLabel('Test name', { exact: true }).fill('First of the bucket');
     await Promise.all([
       page.waitForURL(/\/tests\/[0-9a-f-]{36}$/),
-      page.getByRole('button', { name: 'New test' }).click(),
+      page.getByRole('button', { name: 'Save', exact: true }).click(),
     ]);
     const id = page.url().split('/').pop()!;
     const created = await dash.api<{ name: string }>('GET', `/buckets/${bucket.data.key}/tests/${id}`);
     assert.equal(created.status, 200);
-    assert.equal(created.data.name, 'New test');
+    assert.equal(created.data.name, 'First of the bucket');
     await context.close();
   });
 });

@@ -8,6 +8,8 @@ export interface TestContextValue {
   /** Puts the test as a write answered it (steps, environments and schedule writes answer the full test). */
   setTest: (test: Test) => void;
   reload: () => Promise<void>;
+  /** Set while the test is not stored yet ("New test"): the first save creates it and calls this. */
+  create?: (saved: Test) => void;
 }
 
 export const TestContext = createContext<TestContextValue | null>(null);

@@ -143,7 +143,7 @@ export function RevisionsTab() {
               <li key={r.uuid}>
                 <button type="button" aria-pressed={r === revision} onClick={() => setSelected(r.uuid)}>
                   <strong>
-                    {itemLabel(r)}: {r.action}
+                    {itemLabel(r)}: {actionLabel(r)}
                   </strong>
                   <span class="muted block">
                     <time dateTime={new Date(r.timestamp * 1000).toISOString()} title={dateTime(r.timestamp)}>
@@ -158,7 +158,7 @@ export function RevisionsTab() {
           {revision && (
             <section aria-labelledby="revision-title">
               <h3 id="revision-title">
-                {itemLabel(revision)}: {revision.action}, {dateTime(revision.timestamp)}
+                {itemLabel(revision)}: {actionLabel(revision)}, {dateTime(revision.timestamp)}
               </h3>
               <p class="muted">
                 By {revision.author_name || 'someone'}
@@ -223,4 +223,12 @@ export function RevisionsTab() {
       )}
     </div>
   );
+}
+
+/** The action of a revision; a test created again by undoing its deletion says it was restored. */
+function actionLabel(revision: Revision): string {
+  const snapshot = revision.snapshot as { restored_from?: unknown } | null;
+  return revision.action === 'create' && typeof snapshot?.restored_from === 'string'
+    ? 'restored after deletion'
+    : revision.action;
 }

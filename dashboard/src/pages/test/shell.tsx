@@ -1,11 +1,15 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { useLocation } from 'wouter-preact';
 import { api } from '../../api/client';
 import type { Test } from '../../api/resources';
 import { timeAgo } from '../../components/format';
+import { confirmLeaving } from '../../components/leave-guard';
 import { ErrorBanner, Loading, ResultBadge, TabLinks } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
 import { TestContext, testPath } from './context';
+import { DeleteDialog, duplicateTest, exportToFile } from './manage';
 import { RunNow } from './run-now';
 
 export const TEST_TABS = [
@@ -47,7 +51,10 @@ export function TestShell(props: {
             )}
           </p>
         </div>
-        <RunNow />
+        <div class="actions">
+          <RunNow />
+          <TestActions bucket={bucket} test={current} />
+        </div>
       </div>
       <TabLinks
         label="Test sections"
@@ -59,5 +66,59 @@ export function TestShell(props: {
       />
       <section class="tab-panel">{props.children}</section>
     </TestContext.Provider>
+  );
+}
+
+/** Duplicate, Export and Delete of the test on screen. */
+function TestActions(props: { bucket: string; test: Test }) {
+  const { bucket, test } = props;
+  const [, navigate] = useLocation();
+  const [busy, setBusy] = useState<'duplicate' | 'export' | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [deleting, setDeleting] = useState(false);
+  const act = async (what: 'duplicate' | 'export') => {
+    setBusy(what);
+    setError(undefined);
+    try {
+      if (what === 'export') await exportToFile(bucket, test.id);
+      // The copy is made of the saved test; unsaved edits on screen would be left behind.
+      else if (confirmLeaving()) navigate(paths.test(bucket, (await duplicateTest(bucket, test.id)).id));
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        disabled={busy !== undefined}
+        onClick={() => void act('duplicate')}
+      >
+        {busy === 'duplicate' ? 'Duplicating…' : 'Duplicate test'}
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        disabled={busy !== undefined}
+        onClick={() => void act('export')}
+      >
+        {busy === 'export' ? 'Exporting…' : 'Export test'}
+      </button>
+      <button type="button" class="danger" onClick={() => setDeleting(true)}>
+        Delete test
+      </button>
+      <ErrorBanner error={error} />
+      {deleting && (
+        <DeleteDialog
+          bucket={bucket}
+          test={test}
+          onClose={() => setDeleting(false)}
+          onDeleted={() => navigate(paths.tests(bucket))}
+        />
+      )}
+    </>
   );
 }

@@ -68,16 +68,17 @@ function positionOf(steps: DraftStep[], key: string): string {
 }
 
 export function StepsTab(_props: Record<string, unknown>) {
-  const { bucket, test, setTest } = useTest();
+  const { bucket, test, setTest, create } = useTest();
   const { buckets } = useSession();
   const teamId = buckets.find((b) => b.key === bucket)?.team.id;
-  const [baseline, setBaseline] = useState<{ test: Test; draft: Draft }>(() => ({
-    test,
-    draft: draftOf(test),
-  }));
-  const [draft, setDraft] = useState<Draft>(() => draftOf(test));
+  // A new test starts with one request step, as a test created through the API does.
+  const [first] = useState<Draft>(() =>
+    create ? { ...draftOf(test), steps: [newStep('request')] } : draftOf(test),
+  );
+  const [baseline, setBaseline] = useState<{ test: Test; draft: Draft }>(() => ({ test, draft: first }));
+  const [draft, setDraft] = useState<Draft>(first);
   const [expanded, setExpandedKeys] = useState<Set<string>>(
-    () => new Set(test.steps.length <= 3 ? keysOf(draftOf(test).steps) : []),
+    () => new Set(first.steps.length <= 3 ? keysOf(first.steps) : []),
   );
   const [saveError, setSaveError] = useState<SaveError | undefined>(undefined);
   const [saving, setSaving] = useState(false);
@@ -100,6 +101,11 @@ export function StepsTab(_props: Record<string, unknown>) {
   // In the render that shows "Unsaved changes", not after the next paint: a Back or a Run now
   // right after that line appears must already be guarded.
   useLayoutEffect(() => (dirty ? guardLeaving(LEAVE_WARNING) : undefined), [dirty]);
+
+  // A new test starts at its name.
+  useEffect(() => {
+    if (create) root.current?.querySelector<HTMLInputElement>('.test-details input')?.focus();
+  }, []);
 
   // After a move or an insertion, focus follows the step (a moved node loses focus).
   useEffect(() => {
@@ -193,7 +199,9 @@ export function StepsTab(_props: Record<string, unknown>) {
     setSaveError(undefined);
     const sent = draft;
     try {
-      const saved = await api.put<Test>(testPath(bucket, test.id), saveBody(sent));
+      const saved = create
+        ? await api.post<Test>(`/buckets/${bucket}/tests`, saveBody(sent))
+        : await api.put<Test>(testPath(bucket, test.id), saveBody(sent));
       const next = draftOf(saved);
       // New steps got their ids from the server: keep them open under their new keys.
       const before = keysOf(sent.steps);
@@ -204,7 +212,8 @@ export function StepsTab(_props: Record<string, unknown>) {
       setBaseline({ test: saved, draft: next });
       setDraft(next);
       setTest(saved);
-      announce('Changes saved.');
+      announce(create ? 'Test created.' : 'Changes saved.');
+      create?.(saved);
     } catch (error) {
       const placed = placeError(error, sent.steps);
       setSaveError(placed);
