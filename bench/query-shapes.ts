@@ -134,7 +134,7 @@ async function fixture(dialect: string): Promise<Fixture | null> {
         environments: [{ name: 'Production' }, { name: 'Staging', initial_variables: { user: 'stage' } }],
       } as never,
     ],
-    false,
+    { isArray: false },
   );
   const testId = created!.test.id;
   const environmentId = created!.environments[0]!.id;
