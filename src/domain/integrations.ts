@@ -4,6 +4,7 @@
  * the API schema and the docs; secrets in a configuration are never shown whole.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { NOTIFY_ON } from './vocabulary.js';
 
 export const INTEGRATION_TYPES = ['slack', 'pagerduty', 'webhook', 'partner-inspector'] as const;
 export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
@@ -68,10 +69,48 @@ const CONFIG_SCHEMAS: { [T in IntegrationType]: TSchema } = {
 
 const Description = Type.String({ maxLength: 1_000 });
 
+/** The integration types that notify of runs, and so take `notify_on`. */
+export const NOTIFYING_TYPES = [
+  'slack',
+  'pagerduty',
+  'webhook',
+] as const satisfies readonly IntegrationType[];
+type NotifyingType = (typeof NOTIFYING_TYPES)[number];
+
+/** When a notifying integration hears of a run: the values of an environment's e-mail `notify_on`. */
+export type IntegrationNotifyOn = (typeof NOTIFY_ON)[number];
+
+const notifyProperties = {
+  notify_on: Type.Optional(
+    Type.Unsafe<IntegrationNotifyOn | null>({
+      type: ['string', 'null'],
+      enum: [...NOTIFY_ON, null],
+      description: `${NOTIFY_ON.join(', ')} as for e-mail; null: the type's own rule`,
+    }),
+  ),
+  notify_threshold: Type.Optional(
+    Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 1_000,
+      description: 'With notify_on threshold: the streak of fails that notifies (null counts as 1)',
+    }),
+  ),
+};
+
+const isNotifying = (type: IntegrationType): type is NotifyingType =>
+  (NOTIFYING_TYPES as readonly IntegrationType[]).includes(type);
+
 /** The body of `POST /teams/<id>/integrations`: one branch per type, picked by `integration_type`. */
 export const IntegrationInput = Type.Unsafe<
   {
-    [T in IntegrationType]: { integration_type: T; description?: string; config: IntegrationConfigs[T] };
+    [T in IntegrationType]: {
+      integration_type: T;
+      description?: string;
+      config: IntegrationConfigs[T];
+      notify_on?: IntegrationNotifyOn | null;
+      notify_threshold?: number | null;
+    };
   }[IntegrationType]
 >({
   type: 'object',
@@ -83,12 +122,20 @@ export const IntegrationInput = Type.Unsafe<
         integration_type: Type.Literal(type),
         description: Type.Optional(Description),
         config: CONFIG_SCHEMAS[type],
+        ...(isNotifying(type) && notifyProperties),
       },
       { additionalProperties: false },
     ),
   ),
 });
 export type IntegrationInput = Static<typeof IntegrationInput>;
+
+/** The body of `PUT /teams/<id>/integrations/<id>`: what may change after creation. */
+export const IntegrationPatch = Type.Object(
+  { description: Type.Optional(Description), ...notifyProperties },
+  { additionalProperties: false },
+);
+export type IntegrationPatch = Static<typeof IntegrationPatch>;
 
 /** An integration with its configuration read back. */
 export type Integration = {
@@ -99,6 +146,8 @@ export type Integration = {
     description: string;
     config: IntegrationConfigs[T];
     created_at: number;
+    notify_on: IntegrationNotifyOn | null;
+    notify_threshold: number | null;
   };
 }[IntegrationType];
 

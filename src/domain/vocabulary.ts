@@ -88,3 +88,8 @@ export const TIMEFRAMES = ['hour', 'day', 'week', 'month'] as const;
 export const RUN_SOURCES = ['manual', 'scheduled', 'trigger_url', 'subtest'] as const;
 export const RUN_RESULTS = ['queued', 'working', 'pass', 'fail', 'canceled'] as const;
 export const STEP_RESULTS = ['pass', 'fail', 'skipped'] as const;
+
+/** `log.creator` of every HAR file Vigil writes, from the API and from the dashboard alike. */
+export function harCreator(version: string): { name: string; version: string } {
+  return { name: 'Vigil', version };
+}

@@ -4,6 +4,10 @@
  * decision out.
  */
 import type { Emails } from '../domain/environments.js';
+import type { Integration } from '../domain/integrations.js';
+
+/** What of an integration decides when it hears of a run. */
+type IntegrationNotice = Pick<Integration, 'integration_type' | 'notify_on' | 'notify_threshold'>;
 
 type Result = 'pass' | 'fail' | 'canceled';
 type Previous = readonly ('pass' | 'fail')[];
@@ -61,4 +65,31 @@ export function alertDecision(result: Result, previous: Previous): 'trigger' | '
   if (result === 'fail') return 'trigger';
   if (result === 'pass' && previous[0] === 'fail') return 'resolve';
   return null;
+}
+
+/** An integration's `notify_on` and `notify_threshold` in the shape of the e-mail rule. */
+export const integrationRule = (integration: IntegrationNotice) => ({
+  notify_on: integration.notify_on ?? 'all',
+  notify_threshold: integration.notify_threshold,
+});
+
+/**
+ * Whether an integration hears of the run, and how: null for nothing, `trigger` for a fail, `resolve`
+ * for a recovery, `report` for another pass or a canceled run. Without `notify_on`, each type keeps its
+ * own rule (webhooks: every finished run; Slack and PagerDuty: fails and the first pass after one);
+ * with it, the e-mail rule decides (canceled runs then send nothing).
+ */
+export function integrationDecision(
+  integration: IntegrationNotice,
+  result: Result,
+  previous: Previous,
+): 'trigger' | 'resolve' | 'report' | null {
+  if (integration.notify_on === null) {
+    if (integration.integration_type === 'webhook') return 'report';
+    return alertDecision(result, previous);
+  }
+  const decision = emailDecision(integrationRule(integration), result, previous);
+  if (!decision.send) return null;
+  if (result === 'fail') return 'trigger';
+  return decision.recovered || previous[0] === 'fail' ? 'resolve' : 'report';
 }

@@ -1,6 +1,12 @@
-import { notFound } from '../domain/errors.js';
+import { invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, nowFloat } from '../domain/ids.js';
-import type { Integration, IntegrationInput, IntegrationType } from '../domain/integrations.js';
+import {
+  type Integration,
+  type IntegrationInput,
+  type IntegrationPatch,
+  type IntegrationType,
+  NOTIFYING_TYPES,
+} from '../domain/integrations.js';
 import type { HttpPoster } from '../notify/http.js';
 import type { PartnerOutcome, PartnerPort } from '../runner/context.js';
 import type { IntegrationRow } from '../store/database.js';
@@ -22,6 +28,8 @@ export function integrationOf(row: IntegrationRow): Integration {
     description: row.description,
     config: JSON.parse(row.config) as never,
     created_at: row.created_at,
+    notify_on: row.notify_on as Integration['notify_on'],
+    notify_threshold: row.notify_threshold,
   } as Integration;
 }
 
@@ -51,9 +59,35 @@ export class IntegrationService {
       config: JSON.stringify(input.config),
       created_at: nowFloat(),
       created_by: principal.accountId,
+      notify_on: ('notify_on' in input && input.notify_on) || null,
+      notify_threshold: ('notify_threshold' in input && input.notify_threshold) || null,
     };
     await integrationsRepo.insert(this.deps.store.db, row);
     return integrationOf(row);
+  }
+
+  /** Changes the description or when the integration notifies; the configuration stays. */
+  async update(
+    principal: Principal,
+    teamId: string,
+    id: string,
+    patch: IntegrationPatch,
+  ): Promise<Integration> {
+    const current = await this.get(principal, teamId, id);
+    const notifies = (NOTIFYING_TYPES as readonly IntegrationType[]).includes(current.integration_type);
+    for (const field of ['notify_on', 'notify_threshold'] as const) {
+      if (!notifies && patch[field] !== undefined && patch[field] !== null) {
+        throw invalid(`/${field}`, `a ${current.integration_type} integration does not notify of runs`);
+      }
+    }
+    const changes = {
+      description: patch.description ?? current.description,
+      notify_on: patch.notify_on === undefined ? current.notify_on : patch.notify_on,
+      notify_threshold:
+        patch.notify_threshold === undefined ? current.notify_threshold : patch.notify_threshold,
+    };
+    await integrationsRepo.update(this.deps.store.db, teamId, id, changes);
+    return { ...current, ...changes };
   }
 
   async delete(principal: Principal, teamId: string, id: string): Promise<void> {

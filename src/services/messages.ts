@@ -75,6 +75,13 @@ function withoutBucketKey(message: StoredMessage): StoredMessage {
   };
 }
 
+/** Which page of a message view to read. */
+type MessagePageInput = {
+  count?: number | undefined;
+  since?: number | undefined;
+  before?: number | undefined;
+} & MessageFiltersInput;
+
 export class MessageService {
   constructor(private readonly deps: { store: Store; buckets: BucketService }) {}
 
@@ -230,22 +237,32 @@ export class MessageService {
     principal: Principal,
     bucketKey: string,
     view: MessageView,
-    page: {
-      count?: number | undefined;
-      since?: number | undefined;
-      before?: number | undefined;
-    } & MessageFiltersInput,
+    page: MessagePageInput,
   ): Promise<ListedMessage[]> {
+    return (await this.listRows(principal, bucketKey, view, page)).map(toListedMessage);
+  }
+
+  /** A page of the Shared view, each message with the token of its public link. */
+  async listShared(
+    principal: Principal,
+    bucketKey: string,
+    page: MessagePageInput,
+  ): Promise<{ message: ListedMessage; token: string }[]> {
+    const rows = await this.listRows(principal, bucketKey, 'shared', page);
+    // The Shared view holds only rows with a token.
+    return rows.map((row) => ({ message: toListedMessage(row), token: row.share_token ?? '' }));
+  }
+
+  private async listRows(principal: Principal, bucketKey: string, view: MessageView, page: MessagePageInput) {
     await this.deps.buckets.require(principal, bucketKey);
     const filters = checkMessageFilters(page);
     const count = Math.min(page.count ?? MESSAGES_PAGE.default, MESSAGES_PAGE.max);
-    const rows = await messagesRepo.list(this.deps.store.db, bucketKey, view, {
+    return messagesRepo.list(this.deps.store.db, bucketKey, view, {
       count,
       since: page.since,
       before: page.before,
       filters,
     });
-    return rows.map(toListedMessage);
   }
 
   async detail(principal: Principal, bucketKey: string, uuid: string): Promise<StoredMessage> {

@@ -7,7 +7,7 @@ import type { HttpPoster } from '../notify/http.js';
 import type { Mail, Mailer } from '../notify/mail.js';
 import { pagerDutyEvent, runMail, slackMessage } from '../notify/messages.js';
 import { type RunFacts, runPayload } from '../notify/payload.js';
-import { alertDecision, emailDecision, historyNeeded } from '../notify/rules.js';
+import { emailDecision, historyNeeded, integrationDecision, integrationRule } from '../notify/rules.js';
 import type { NotificationAttemptRow, NotificationRow, OutboxRow } from '../store/database.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
@@ -128,37 +128,42 @@ export class NotificationService {
     for (const url of urls) add('webhook', url, payload);
 
     if (settings) {
-      const previous = await notificationsRepo.previousResults(db, run, historyNeeded(settings.emails));
-      const mail = await this.plannedMail(facts, settings, result, previous, bucket.team_id);
-      if (mail) add('email', mail.to.map((r) => r.email).join(', '), JSON.stringify(mail));
-      const alert = alertDecision(result, previous);
       const picked = await this.deps.integrations.picked(
         db,
         bucket.team_id,
         settings.integrations.map((i) => i.id),
       );
+      const history = Math.max(
+        historyNeeded(settings.emails),
+        ...picked.map((integration) =>
+          integration.notify_on ? historyNeeded(integrationRule(integration)) : 1,
+        ),
+      );
+      const previous = await notificationsRepo.previousResults(db, run, history);
+      const mail = await this.plannedMail(facts, settings, result, previous, bucket.team_id);
+      if (mail) add('email', mail.to.map((r) => r.email).join(', '), JSON.stringify(mail));
       for (const integration of picked) {
+        const decision = integrationDecision(integration, result, previous);
+        if (!decision) continue;
         switch (integration.integration_type) {
           case 'webhook':
             add('integration-webhook', integration.id, payload);
             break;
           case 'slack':
-            if (alert)
-              add(
-                'slack',
-                integration.id,
-                JSON.stringify(slackMessage(facts, { recovered: alert === 'resolve' })),
-              );
+            add(
+              'slack',
+              integration.id,
+              JSON.stringify(slackMessage(facts, { recovered: decision === 'resolve' })),
+            );
             break;
-          case 'pagerduty':
-            if (alert) {
-              const event = pagerDutyEvent(facts, {
-                routingKey: integration.config.routing_key,
-                action: alert,
-              });
-              add('pagerduty', integration.id, JSON.stringify(event));
-            }
+          case 'pagerduty': {
+            const event = pagerDutyEvent(facts, {
+              routingKey: integration.config.routing_key,
+              action: decision === 'trigger' ? 'trigger' : 'resolve',
+            });
+            add('pagerduty', integration.id, JSON.stringify(event));
             break;
+          }
           case 'partner-inspector':
             break;
         }

@@ -395,6 +395,10 @@ export interface IntegrationTable {
   config: string;
   created_at: number;
   created_by: string;
+  /** A value of NOTIFY_ON, or null for the type's own rule (webhook: every run; Slack, PagerDuty: fails and recoveries). */
+  notify_on: string | null;
+  /** With notify_on `threshold`: the streak length (null counts as 1). */
+  notify_threshold: number | null;
 }
 export type IntegrationRow = Selectable<IntegrationTable>;
 

@@ -703,6 +703,7 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
       integration_type: 'pagerduty',
       config: { routing_key: 'abc123' },
     },
+    'PUT /teams/{team_id}/integrations/{integration_id}': { notify_on: 'switch' },
     'PUT /buckets/{bucket_key}/tests/{test_id}/schedules/{schedule_id}': { note: 'changed' },
     // `PUT /account` and `POST /account/password` get refusals only (no base body): a valid rename
     // would change alice's name in every snapshot (created_by), and a valid password change needs

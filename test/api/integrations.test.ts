@@ -277,6 +277,86 @@ await describeApi(
       assert.equal(receiver.at(`/team-hook/${h.dialect}/deleted`).length, 0);
     });
 
+    test('notify_on limits a webhook integration like e-mail; PUT changes it; bad values name the field', async () => {
+      const h = get();
+      const team = await teamOf();
+      const created = await h.data('POST', integrations(team), {
+        integration_type: 'webhook',
+        config: { url: `${receiver.base}/limited-hook/${h.dialect}` },
+        notify_on: 'switch',
+      });
+      assert.equal(created.notify_on, 'switch');
+      assert.equal(created.notify_threshold, null);
+      const every = await h.data('POST', integrations(team), {
+        integration_type: 'webhook',
+        config: { url: `${receiver.base}/every-hook/${h.dialect}` },
+      });
+      assert.equal(every.notify_on, null, 'unset: every finished run, as before');
+      const made = await h.data('POST', tests(), { name: 'Limited hook' });
+      await h.data('PUT', `${tests()}/${made.id}/environments/${made.default_environment_id}`, {
+        initial_variables: { base: receiver.base },
+        integrations: [{ id: created.id }, { id: every.id }],
+      });
+      const t = await h.data('PUT', `${tests()}/${made.id}`, {
+        steps: [
+          {
+            step_type: 'request',
+            method: 'GET',
+            url: '{{base}}/status?code={{code}}',
+            assertions: [{ source: 'response_status', comparison: 'equal_number', value: 200 }],
+          },
+        ],
+      });
+      const run = async (code: string, notifications: number) => {
+        const response = await h.call({
+          method: 'GET',
+          url: `${t.trigger_url.slice(PUBLIC_URL.length)}?code=${code}`,
+          as: null,
+        });
+        const runId = response.json().data.runs[0].test_run_id as string;
+        await finishedRun(h, t.id, runId);
+        // A run's notifications are planned together: the count is final once one is there.
+        await settled(h, t.id, runId, notifications);
+        return runId;
+      };
+      await run('200', 1); // a first pass: no change
+      const failed = await run('500', 2); // pass → fail
+      await run('500', 1); // still failing
+      const recovered = await run('200', 2); // fail → pass
+      const limited = receiver.at(`/limited-hook/${h.dialect}`).map((d) => JSON.parse(d.body).test_run_id);
+      assert.deepEqual(limited, [failed, recovered]);
+      assert.equal(receiver.at(`/every-hook/${h.dialect}`).length, 4);
+
+      const url = `${integrations(team)}/${every.id}`;
+      const changed = await h.data('PUT', url, { notify_on: 'threshold', notify_threshold: 3 });
+      assert.equal(changed.notify_on, 'threshold');
+      assert.equal(changed.notify_threshold, 3);
+      assert.deepEqual(await h.data('GET', url), changed);
+      const back = await h.data('PUT', url, { notify_on: null, notify_threshold: null });
+      assert.equal(back.notify_on, null);
+      assert.equal(back.config.url, every.config.url, 'the configuration stays');
+
+      const partner = await h.data('POST', integrations(team), {
+        integration_type: 'partner-inspector',
+        config: { base_url: 'https://p.example', api_key: 'pk_1234' },
+      });
+      const cases: ['PUT' | 'POST', string, unknown, string][] = [
+        ['PUT', url, { notify_on: 'sometimes' }, '/notify_on'],
+        ['PUT', url, { notify_threshold: 0 }, '/notify_threshold'],
+        ['PUT', `${integrations(team)}/${partner.id}`, { notify_on: 'all' }, '/notify_on'],
+        [
+          'POST',
+          integrations(team),
+          { integration_type: 'webhook', config: { url: receiver.base }, notify_on: 'rarely' },
+          '/notify_on',
+        ],
+      ];
+      for (const [method, path, body, field] of cases) {
+        const error = await h.expectError({ method, url: path, body }, 400, 'validation_failed');
+        assert.ok(error.message.includes(field), `${JSON.stringify(body)}: ${error.message}`);
+      }
+    });
+
     test('a partner-inspector step runs through the team integration', async () => {
       const h = get();
       const team = await teamOf();

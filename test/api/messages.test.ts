@@ -662,6 +662,21 @@ await describeApi('messages', (get) => {
     assert.equal(page.json().data.request.body, 'shared body');
   });
 
+  test('the Shared list gives each message its public link as share_url; other views and the detail do not', async () => {
+    const key = await bucket();
+    const [result] = (await post(key, exchange())).data;
+    const uuid = result!.uuid!;
+    const { public_url } = await get().data('PUT', `/buckets/${key}/shared/${uuid}`);
+    const [listed] = await list(key, 'shared');
+    assert.equal(listed!.share_url, public_url);
+    assert.equal('share_url' in (await list(key, 'messages'))[0]!, false);
+    const fetched = await detail(key, uuid);
+    assert.equal('share_url' in fetched, false);
+    assert.equal('public_url' in fetched, false);
+    const again = await get().data('PUT', `/buckets/${key}/shared/${uuid}`);
+    assert.equal((await list(key, 'shared'))[0]!.share_url, again.public_url);
+  });
+
   test('unsharing answers 204 and the public URL then answers 404', async () => {
     const key = await bucket();
     const [result] = (await post(key, exchange())).data;

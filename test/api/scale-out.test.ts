@@ -65,6 +65,9 @@ await describeApi('scheduler, run reaper and regions', (get) => {
     assert.ok(planned !== null && planned > t0 && planned <= t0 + 60, `planned ${planned}`);
     assert.equal(Math.abs(planned - nextSlot(s.id, 60, t0)) < 1e-6, true);
     assert.equal((await scheduled(t.id)).length, 0, 'nothing fires before its slot');
+    const scheduleUrl = `${tests()}/${t.id}/schedules/${s.id}`;
+    assert.equal(s.next_run_at, null);
+    assert.equal((await data('GET', scheduleUrl)).next_run_at, planned, 'the API shows the planned start');
 
     await scheduler.tick(planned + 0.1);
     await scheduler.tick(planned + 0.2);
@@ -72,6 +75,8 @@ await describeApi('scheduler, run reaper and regions', (get) => {
     assert.equal(runs.length, 1, 'fired exactly once');
     assert.equal(runs[0]!.planned_at, planned);
     assert.equal(await nextRunAt(s.id), planned + 60);
+    assert.equal((await data('GET', scheduleUrl)).next_run_at, planned + 60);
+    assert.equal((await data('GET', `${tests()}/${t.id}`)).schedules[0].next_run_at, planned + 60);
 
     // Five hours of downtime: one late run, then back on its slots.
     const later = planned + 5 * 3600 + 7;

@@ -32,7 +32,15 @@ await describeApi('schedules API', (harness) => {
     assert.deepEqual(body.meta, { status: 'success' });
     assert.equal(body.error, null);
     const created = body.data;
-    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'environment_id', 'id', 'interval', 'note']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'created_at',
+      'environment_id',
+      'id',
+      'interval',
+      'next_run_at',
+      'note',
+    ]);
+    assert.equal(created.next_run_at, null, 'not planned before the scheduler sees it');
     assert.match(created.id, UUID);
     assert.equal(created.environment_id, t.default_environment_id);
     assert.equal(created.interval, '5m');

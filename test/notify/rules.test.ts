@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { alertDecision, emailDecision, historyNeeded } from '../../src/notify/rules.js';
+import { alertDecision, emailDecision, historyNeeded, integrationDecision } from '../../src/notify/rules.js';
 
 type R = 'pass' | 'fail';
 
@@ -72,4 +72,37 @@ test('alertDecision: trigger on every fail, resolve on the first pass after a fa
   assert.equal(alertDecision('pass', ['pass']), null);
   assert.equal(alertDecision('pass', []), null);
   assert.equal(alertDecision('canceled', ['fail']), null);
+});
+
+describe('integrationDecision', () => {
+  const hook = { integration_type: 'webhook' as const, notify_threshold: null };
+  const slack = { integration_type: 'slack' as const, notify_threshold: null };
+
+  test('without notify_on each type keeps its own rule: webhooks every run, Slack fails and recoveries', () => {
+    const own = { ...hook, notify_on: null };
+    assert.equal(integrationDecision(own, 'pass', ['pass']), 'report');
+    assert.equal(integrationDecision(own, 'canceled', []), 'report');
+    const alerts = { ...slack, notify_on: null };
+    assert.equal(integrationDecision(alerts, 'fail', ['fail']), 'trigger');
+    assert.equal(integrationDecision(alerts, 'pass', ['fail']), 'resolve');
+    assert.equal(integrationDecision(alerts, 'pass', ['pass']), null);
+  });
+
+  test('with notify_on the e-mail rule decides; recoveries resolve and canceled runs stay quiet', () => {
+    const onSwitch = { ...hook, notify_on: 'switch' as const };
+    assert.equal(integrationDecision(onSwitch, 'pass', []), null);
+    assert.equal(integrationDecision(onSwitch, 'fail', ['pass']), 'trigger');
+    assert.equal(integrationDecision(onSwitch, 'fail', ['fail']), null);
+    assert.equal(integrationDecision(onSwitch, 'pass', ['fail']), 'resolve');
+    assert.equal(integrationDecision(onSwitch, 'canceled', ['fail']), null);
+    const failures = { ...slack, notify_on: 'failures' as const };
+    assert.equal(integrationDecision(failures, 'pass', ['fail']), null);
+    assert.equal(integrationDecision(failures, 'fail', ['fail']), 'trigger');
+    const all = { ...hook, notify_on: 'all' as const };
+    assert.equal(integrationDecision(all, 'pass', ['pass']), 'report');
+    const threshold = { ...hook, notify_on: 'threshold' as const, notify_threshold: 2 };
+    assert.equal(integrationDecision(threshold, 'fail', ['pass']), null);
+    assert.equal(integrationDecision(threshold, 'fail', ['fail', 'pass']), 'trigger');
+    assert.equal(integrationDecision(threshold, 'pass', ['fail', 'fail']), 'resolve');
+  });
 });

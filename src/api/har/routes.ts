@@ -6,8 +6,9 @@ import { principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, ok } from '../shared/envelope.js';
 import { VERSION } from '../../config/version.js';
 import { MessageFilterQuery } from '../messages/schemas.js';
+import { harCreator } from '../../domain/vocabulary.js';
 
-const CREATOR = { name: 'Vigil', version: VERSION };
+const CREATOR = harCreator(VERSION);
 
 const ExportQuery = Type.Object({
   ...MessageFilterQuery,

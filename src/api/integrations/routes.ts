@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { type Integration, IntegrationInput, maskedConfig } from '../../domain/integrations.js';
+import {
+  type Integration,
+  IntegrationInput,
+  IntegrationPatch,
+  maskedConfig,
+} from '../../domain/integrations.js';
 import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
 import { Envelope, errorResponses, noContent, ok } from '../shared/envelope.js';
@@ -16,6 +21,8 @@ export function presentIntegration(integration: Integration) {
     description: integration.description,
     config: maskedConfig(integration),
     created_at: integration.created_at,
+    notify_on: integration.notify_on,
+    notify_threshold: integration.notify_threshold,
   };
 }
 
@@ -74,6 +81,29 @@ export const integrationRoutes =
       async (request) => {
         const { team_id, integration_id } = request.params;
         return ok(presentIntegration(await integrations.get(principalOf(request), team_id, integration_id)));
+      },
+    );
+
+    app.put(
+      `${base}/:integration_id`,
+      {
+        config: write,
+        schema: {
+          tags,
+          summary:
+            'Change the description or when the integration notifies: {description, notify_on, notify_threshold}',
+          params: IntegrationParams,
+          body: IntegrationPatch,
+          response: { 200: Envelope(IntegrationOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { team_id, integration_id } = request.params;
+        return ok(
+          presentIntegration(
+            await integrations.update(principalOf(request), team_id, integration_id, request.body),
+          ),
+        );
       },
     );
 

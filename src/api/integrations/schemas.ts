@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { INTEGRATION_TYPES } from '../../domain/integrations.js';
 import { StringEnum } from '../../domain/schema.js';
+import { NOTIFY_ON } from '../../domain/vocabulary.js';
+import { Nullable } from '../shared/envelope.js';
 
 export const IntegrationOut = Type.Object({
   id: Type.String(),
@@ -13,6 +15,12 @@ export const IntegrationOut = Type.Object({
     description: 'Secrets masked: Slack URL host only, keys as their last four characters',
   }),
   created_at: Type.Number(),
+  notify_on: Type.Unsafe<(typeof NOTIFY_ON)[number] | null>({
+    type: ['string', 'null'],
+    enum: [...NOTIFY_ON, null],
+    description: "When it notifies of runs, as an environment's e-mail notify_on; null: the type's own rule",
+  }),
+  notify_threshold: Nullable(Type.Integer({ description: 'With notify_on threshold: the streak of fails' })),
 });
 
 export const TeamParams = Type.Object({ team_id: Type.String() });

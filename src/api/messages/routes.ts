@@ -11,6 +11,7 @@ import {
   MessageListItem,
   MessageParams,
   MessagesQuery,
+  SharedListItem,
   SharedMessage,
   UsageOut,
 } from './schemas.js';
@@ -106,16 +107,25 @@ export const messageRoutes =
             }[view],
             params: BucketParams,
             querystring: MessagesQuery,
-            response: { 200: Envelope(Type.Array(MessageListItem)), ...errorResponses },
+            response: {
+              200: Envelope(Type.Array(view === 'shared' ? SharedListItem : MessageListItem)),
+              ...errorResponses,
+            },
           },
         },
         async (request) => {
-          const list = await messages.list(
-            principalOf(request),
-            request.params.bucket_key,
-            view,
-            request.query,
-          );
+          const principal = principalOf(request);
+          const { bucket_key } = request.params;
+          if (view === 'shared') {
+            const shared = await messages.listShared(principal, bucket_key, request.query);
+            return ok(
+              shared.map(({ message, token }) => ({
+                ...presentListItem(message),
+                share_url: publicUrl(ctx.publicUrl, token),
+              })),
+            );
+          }
+          const list = await messages.list(principal, bucket_key, view, request.query);
           return ok(list.map(presentListItem));
         },
       );

@@ -58,6 +58,14 @@ export const MessageDetail = Type.Object({
 
 export const SharedMessage = Type.Object({ ...MessageDetail.properties, public_url: Type.String() });
 
+/** An item of the Shared view: a list item and the public link it is shared under. */
+export const SharedListItem = Type.Object({
+  ...MessageListItem.properties,
+  share_url: Type.String({
+    description: 'The public link of the message: the `public_url` its last share answered',
+  }),
+});
+
 /**
  * What a public link shows: the exchange, without the bucket key (which would let anyone with the
  * link send traffic into the bucket).

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IntervalSchema } from '../../domain/schedules.js';
 import { OrNull } from '../../domain/schema.js';
+import { Nullable } from '../shared/envelope.js';
 
 export const ScheduleOut = Type.Object({
   id: Type.String(),
@@ -8,6 +9,12 @@ export const ScheduleOut = Type.Object({
   interval: Type.String(),
   note: Type.String(),
   created_at: Type.Integer(),
+  next_run_at: Nullable(
+    Type.Number({
+      description:
+        'When the schedule starts its next run, Unix seconds; null until the scheduler has planned a new or changed schedule. Read-only',
+    }),
+  ),
   version: Type.String({ description: 'Format version of the answer' }),
   exported_at: Type.Integer({ description: 'When this version was written, Unix seconds' }),
 });

@@ -11,6 +11,7 @@ export function presentSchedule(row: ScheduleRow) {
     interval: row.interval,
     note: row.note,
     created_at: row.created_at,
+    next_run_at: row.next_run_at,
     version: EXPORT_VERSION,
     // A schedule is stamped with its creation: two reads of it are equal.
     exported_at: row.created_at,

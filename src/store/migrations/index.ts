@@ -14,6 +14,7 @@ import * as m0012 from './0012_reliability.js';
 import * as m0013 from './0013_teams.js';
 import * as m0014 from './0014_token_name_expiry.js';
 import * as m0015 from './0015_captures_not_errors.js';
+import * as m0016 from './0016_integration_notify_on.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_teams': m0013,
   '0014_token_name_expiry': m0014,
   '0015_captures_not_errors': m0015,
+  '0016_integration_notify_on': m0016,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -36,6 +36,20 @@ export const integrationsRepo = {
       .execute();
   },
 
+  async update(
+    db: Executor,
+    teamId: string,
+    id: string,
+    changes: Pick<IntegrationRow, 'description' | 'notify_on' | 'notify_threshold'>,
+  ): Promise<void> {
+    await db
+      .updateTable('integrations')
+      .set(changes)
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  },
+
   async delete(db: Executor, teamId: string, id: string): Promise<boolean> {
     const result = await db
       .deleteFrom('integrations')

@@ -117,6 +117,7 @@ const testDetailForAccount = preparedQuery<{ id: string; bucketKey: string; acco
               'schedules.interval',
               'schedules.note',
               'schedules.created_at',
+              'schedules.next_run_at',
             ])
             .whereRef('schedules.test_id', '=', 'tests.id')
             .orderBy('schedules.created_at')

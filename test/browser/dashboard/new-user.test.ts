@@ -207,7 +207,8 @@ describe('Dashboard: a new user walk', { skip: skipReason() }, () => {
       await value.fill('201');
       await save();
       await runNow('fail');
-      await page.locator('.step-result.step-fail .step-summary').first().click();
+      // The failing step opens on its own.
+      await page.locator('.step-result.step-fail .step-summary[aria-expanded="true"]').waitFor();
       const row = page.locator('table.assertions tbody tr').first();
       await row.waitFor();
       assert.equal((await row.locator('td[data-label="expected"]').textContent())?.trim(), '201');

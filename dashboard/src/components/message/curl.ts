@@ -72,7 +72,6 @@ export function toCurl(request: MessageRequest): string {
   const body = request.body;
   if (body) {
     if (!has('content-type')) args.push('-H', shellQuote('Content-Type:'));
-    if (!has('expect')) args.push('-H', shellQuote('Expect:'));
     if (request.body_encoding === 'base64') {
       args.push('--data-binary', '@-');
       return `printf %s ${shellQuote(body)} | base64 -d | ${args.join(' ')}`;

@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type {
   MessageDetail,
   MessageListItem as MessageListItemOut,
+  SharedListItem as SharedListItemOut,
   SharedMessage as SharedMessageOut,
 } from '../../../../src/api/messages/schemas';
 
@@ -15,5 +16,7 @@ export type Message = Static<typeof MessageDetail>;
 export type MessageRequest = NonNullable<Message['request']>;
 export type MessageResponse = NonNullable<Message['response']>;
 export type SharedMessage = Static<typeof SharedMessageOut>;
+/** An item of the Shared view, with the public link as `share_url`. */
+export type SharedListItem = Static<typeof SharedListItemOut>;
 
 export type Lists = MessageRequest['headers'];

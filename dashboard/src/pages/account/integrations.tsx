@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { Integration, IntegrationType } from '../../api/resources';
 import { dateTime } from '../../components/format';
+import { NOTIFY_ON_OPTIONS, type NotifyOnValue, notifyOnLabel } from '../../components/notify-on';
 import { Empty, SelectField, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
@@ -17,7 +18,15 @@ interface ConfigField {
 }
 
 /** The configuration each type takes (src/domain/integrations.ts); secrets are never shown back whole. */
-const TYPES: Record<IntegrationType, { label: string; fields: ConfigField[] }> = {
+const TYPES: Record<
+  IntegrationType,
+  {
+    label: string;
+    fields: ConfigField[];
+    /** When it hears of runs without a `notify_on` of its own; absent: it does not notify. */
+    ownRule?: string;
+  }
+> = {
   slack: {
     label: 'Slack',
     fields: [
@@ -29,6 +38,7 @@ const TYPES: Record<IntegrationType, { label: string; fields: ConfigField[] }> =
         hint: 'https only. Shown afterwards as its host only.',
       },
     ],
+    ownRule: 'failures and recoveries',
   },
   pagerduty: {
     label: 'PagerDuty',
@@ -40,6 +50,7 @@ const TYPES: Record<IntegrationType, { label: string; fields: ConfigField[] }> =
         hint: 'The Events API v2 integration key: letters and digits. Shown afterwards as its last four characters.',
       },
     ],
+    ownRule: 'failures and recoveries',
   },
   webhook: {
     label: 'Webhook',
@@ -53,6 +64,7 @@ const TYPES: Record<IntegrationType, { label: string; fields: ConfigField[] }> =
         hint: "Signs the payload instead of the bucket's signing secret. Optional.",
       },
     ],
+    ownRule: 'every finished run',
   },
   'partner-inspector': {
     label: 'Browser-test partner',
@@ -67,6 +79,123 @@ const TYPE_OPTIONS = (Object.keys(TYPES) as IntegrationType[]).map((value) => ({
   value,
   label: TYPES[value].label,
 }));
+
+/** When an integration notifies: `notify_on` (null: the type's own rule) and its threshold. */
+interface NotifyChoice {
+  notify_on: NotifyOnValue | null;
+  notify_threshold: number | null;
+}
+
+/** The "Notify on" choice of a notifying integration, as an environment's e-mail settings offer it. */
+function NotifyFields(props: {
+  type: IntegrationType;
+  value: NotifyChoice;
+  onChange: (value: NotifyChoice) => void;
+  error: unknown;
+}) {
+  const { value } = props;
+  return (
+    <>
+      <SelectField<NotifyOnValue | 'own'>
+        label="Notify on"
+        value={value.notify_on ?? 'own'}
+        options={[{ value: 'own', label: TYPES[props.type].ownRule ?? 'every run' }, ...NOTIFY_ON_OPTIONS]}
+        onValue={(choice) =>
+          props.onChange({
+            notify_on: choice === 'own' ? null : choice,
+            notify_threshold: choice === 'threshold' ? value.notify_threshold : null,
+          })
+        }
+        error={props.error}
+        field="/notify_on"
+      />
+      {value.notify_on === 'threshold' && (
+        <TextField
+          label="Consecutive failures"
+          type="number"
+          min={1}
+          max={1000}
+          value={value.notify_threshold === null ? '' : String(value.notify_threshold)}
+          onValue={(text) =>
+            props.onChange({ ...value, notify_threshold: text === '' ? null : Number(text) })
+          }
+          error={props.error}
+          field="/notify_threshold"
+        />
+      )}
+    </>
+  );
+}
+
+function notifiesText(integration: Integration): string {
+  if (integration.notify_on === null) return TYPES[integration.integration_type].ownRule ?? '—';
+  if (integration.notify_on === 'threshold') {
+    return `after ${integration.notify_threshold ?? 1} consecutive failure${integration.notify_threshold && integration.notify_threshold > 1 ? 's' : ''}`;
+  }
+  return notifyOnLabel(integration.notify_on);
+}
+
+/** A row's "Notifies" cell: the current choice, and a form to change it. */
+function NotifyCell(props: {
+  base: string;
+  integration: Integration;
+  onSaved: (saved: Integration) => void;
+}) {
+  const { integration } = props;
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState<NotifyChoice>({
+    notify_on: integration.notify_on,
+    notify_threshold: integration.notify_threshold,
+  });
+  const submit = useSubmit();
+  if (!TYPES[integration.integration_type].ownRule) return <span class="muted">—</span>;
+  const name = integration.description || TYPES[integration.integration_type].label;
+  if (!editing) {
+    return (
+      <>
+        <span data-testid="notifies">{notifiesText(integration)}</span>{' '}
+        <button
+          type="button"
+          class="link"
+          aria-label={`Change when ${name} is notified`}
+          onClick={() => {
+            setDraft({ notify_on: integration.notify_on, notify_threshold: integration.notify_threshold });
+            setEditing(true);
+          }}
+        >
+          Change
+        </button>
+      </>
+    );
+  }
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const ok = await submit.run(async () => {
+      const saved = await api.put<Integration>(`${props.base}/${encodeURIComponent(integration.id)}`, draft);
+      props.onSaved(saved);
+    });
+    if (ok) setEditing(false);
+  };
+  return (
+    <form onSubmit={save} noValidate aria-label={`When ${name} is notified`}>
+      <NotifyFields
+        type={integration.integration_type}
+        value={draft}
+        onChange={setDraft}
+        error={submit.error}
+      />
+      <FormError error={submit.error} fields={['/notify_on', '/notify_threshold']} />
+      <div class="actions">
+        <button type="submit" class="small" disabled={submit.busy}>
+          {submit.busy ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" class="secondary small" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
 
 /** The integrations of every team of the account. */
 export function IntegrationsSection() {
@@ -123,6 +252,7 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
                 <th scope="col">Type</th>
                 <th scope="col">Description</th>
                 <th scope="col">Configuration</th>
+                <th scope="col">Notifies on</th>
                 <th scope="col" class="hide-narrow">
                   Created
                 </th>
@@ -143,6 +273,18 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
                       </div>
                     ))}
                     <div class="muted small-text">id {integration.id}</div>
+                  </td>
+                  <td class="wrap">
+                    <NotifyCell
+                      base={base}
+                      integration={integration}
+                      onSaved={(saved) => {
+                        list.setData(list.data!.map((row) => (row.id === saved.id ? saved : row)));
+                        rows.setNotice(
+                          `${saved.description || TYPES[saved.integration_type].label} was saved.`,
+                        );
+                      }}
+                    />
                   </td>
                   <td class="hide-narrow">{dateTime(integration.created_at)}</td>
                   <td>
@@ -183,8 +325,10 @@ function NewIntegration(props: {
   const [type, setType] = useState<IntegrationType>('slack');
   const [description, setDescription] = useState('');
   const [config, setConfig] = useState<Record<string, string>>({});
+  const [notify, setNotify] = useState<NotifyChoice>({ notify_on: null, notify_threshold: null });
   const submit = useSubmit();
   const fields = TYPES[type].fields;
+  const notifies = TYPES[type].ownRule !== undefined;
 
   const create = async (event: Event) => {
     event.preventDefault();
@@ -196,11 +340,13 @@ function NewIntegration(props: {
           .map((field) => [field.name, config[field.name] ?? ''] as const)
           .filter(([name, value]) => value !== '' || !fields.find((f) => f.name === name)?.optional),
       ),
+      ...(notifies && notify.notify_on !== null && notify),
     };
     await submit.run(async () => {
       const created = await api.post<Integration>(props.base, body);
       setDescription('');
       setConfig({});
+      setNotify({ notify_on: null, notify_threshold: null });
       await props.onCreated(created);
     });
   };
@@ -248,9 +394,20 @@ function NewIntegration(props: {
             />
           ))}
         </div>
+        {notifies && (
+          <div class="row">
+            <NotifyFields type={type} value={notify} onChange={setNotify} error={submit.error} />
+          </div>
+        )}
         <FormError
           error={submit.error}
-          fields={['/integration_type', '/description', ...fields.map((f) => `/config/${f.name}`)]}
+          fields={[
+            '/integration_type',
+            '/description',
+            ...fields.map((f) => `/config/${f.name}`),
+            '/notify_on',
+            '/notify_threshold',
+          ]}
         />
         <button type="submit" disabled={submit.busy}>
           {submit.busy ? 'Adding…' : 'Add integration'}

@@ -1,9 +1,10 @@
 import { useId, useState } from 'preact/hooks';
-import { NOTIFY_ON, SIGNATURE_TYPES } from '../../../../src/domain/vocabulary';
+import { SIGNATURE_TYPES } from '../../../../src/domain/vocabulary';
 import { api, fieldError } from '../../api/client';
 import type { Agent, Environment, NotifyOn, SignatureType, StepAuth } from '../../api/resources';
 import { CodeEditor } from '../../components/code-editor';
 import { words } from '../../components/format';
+import { NOTIFY_ON_OPTIONS } from '../../components/notify-on';
 import { Checkbox, ErrorBanner, SelectField, TextArea, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import type { RegionInfo } from '../runs/types';
@@ -246,17 +247,7 @@ function Emails(props: {
         <SelectField
           label="Notify on"
           value={emails.notify_on}
-          options={NOTIFY_ON.map((value) => ({
-            value,
-            label:
-              value === 'threshold'
-                ? 'after consecutive failures'
-                : value === 'switch'
-                  ? 'a switch between pass and fail'
-                  : value === 'all'
-                    ? 'every run'
-                    : 'failures',
-          }))}
+          options={NOTIFY_ON_OPTIONS}
           onValue={(notify_on: NotifyOn) => props.onChange({ ...emails, notify_on })}
           error={props.error}
           field="/emails/notify_on"

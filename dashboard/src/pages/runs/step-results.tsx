@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api } from '../../api/client';
 import type { AssertionResult, StepRunSummary } from '../../api/resources';
@@ -181,11 +181,13 @@ function StepDetailView(props: { detail: StepDetail }) {
 function StepRow(props: {
   step: StepRunSummary;
   index: number;
+  /** Open on first render (the first failing step of a run). */
+  initiallyOpen: boolean;
   detailPath?: string;
   subtestHref?: (step: StepRunSummary) => string | undefined;
 }) {
   const { step } = props;
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(props.initiallyOpen);
   const [detail, setDetail] = useState<StepDetail | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [loading, setLoading] = useState(false);
@@ -204,11 +206,12 @@ function StepRow(props: {
     }
   };
 
-  const toggle = () => {
-    const next = !open;
-    setOpen(next);
-    if (next && !detail && !loading) void load();
-  };
+  // The exchange loads on the first opening, or once the path is known (a live run that finished).
+  useEffect(() => {
+    if (open && !detail && !loading) void load();
+  }, [open, props.detailPath]);
+
+  const toggle = () => setOpen(!open);
 
   const passed = step.assertions.filter((a) => a.result === 'pass').length;
   const subtest = step.subtest_run_id ? props.subtestHref?.(step) : undefined;
@@ -282,7 +285,7 @@ function StepRow(props: {
   );
 }
 
-/** The executed steps of a run (or of its previous attempt), each expandable. */
+/** The executed steps of a run (or of its previous attempt), each expandable; the first failing one starts open. */
 export function StepResults(props: {
   steps: StepRunSummary[];
   /** Base of step detail paths (`…/results/<run>`); without it the exchange is not loaded. */
@@ -290,6 +293,8 @@ export function StepResults(props: {
   subtestHref?: (step: StepRunSummary) => string | undefined;
   label: string;
 }) {
+  // A row reads this only when it mounts, so closing the failing step keeps it closed.
+  const firstFailing = props.steps.findIndex((step) => step.result === 'fail');
   if (props.steps.length === 0) return <p class="muted">No steps have finished yet.</p>;
   return (
     <ol class="step-results" aria-label={props.label}>
@@ -298,6 +303,7 @@ export function StepResults(props: {
           key={`${step.uuid}-${index}`}
           step={step}
           index={index}
+          initiallyOpen={index === firstFailing}
           detailPath={props.runPath ? `${props.runPath}/steps/${step.uuid}` : undefined}
           subtestHref={props.subtestHref}
         />

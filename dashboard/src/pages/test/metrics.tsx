@@ -113,10 +113,19 @@ function LineChart(props: {
   );
 }
 
+const DEFAULT_TIMEFRAME: Timeframe = 'day';
+
 /** Response-time percentiles, run counts and the success ratio of the test over a timeframe. */
 export function MetricsTab() {
   const { bucket, test } = useTest();
-  const [timeframe, setTimeframe] = useState<Timeframe>('day');
+  // The page opens on a day, or on the shortest longer timeframe with runs when the day has none;
+  // the search ends at the first answer with runs, at the longest timeframe, or at the user's choice.
+  const [chosen, setChosen] = useState<Timeframe | undefined>(undefined);
+  const [opening, setOpening] = useState<{ timeframe: Timeframe; settled: boolean }>({
+    timeframe: DEFAULT_TIMEFRAME,
+    settled: false,
+  });
+  const timeframe = chosen ?? opening.timeframe;
   const [region, setRegion] = useState('all');
   const [environment, setEnvironment] = useState('all');
   const regions = useResource(
@@ -133,6 +142,20 @@ export function MetricsTab() {
       ),
     [bucket, test.id, timeframe, region, environment],
   );
+
+  useEffect(() => {
+    if (chosen || opening.settled || !metrics.data) return;
+    if (metrics.data.this_time_period.total_test_runs > 0) {
+      setOpening({ ...opening, settled: true });
+      return;
+    }
+    const longer = TIMEFRAMES[TIMEFRAMES.indexOf(opening.timeframe) + 1];
+    // No timeframe has runs: back to the default, which then shows that it is empty.
+    setOpening(
+      longer ? { timeframe: longer, settled: false } : { timeframe: DEFAULT_TIMEFRAME, settled: true },
+    );
+  }, [metrics.data]);
+  const searching = !chosen && !opening.settled;
 
   const regionCodes = useMemo(() => {
     const codes = new Set<string>();
@@ -173,7 +196,7 @@ export function MetricsTab() {
           label="Timeframe"
           value={timeframe}
           options={TIMEFRAMES.map((value) => ({ value, label: `Last ${value}` }))}
-          onValue={setTimeframe}
+          onValue={setChosen}
         />
         <SelectField
           label="Region"
@@ -195,8 +218,8 @@ export function MetricsTab() {
         />
       </div>
       <ErrorBanner error={metrics.error} onRetry={metrics.reload} />
-      {!data && !metrics.error && <Loading label="Loading metrics…" />}
-      {data && period && delta && (
+      {(searching || !data) && !metrics.error && <Loading label="Loading metrics…" />}
+      {!searching && data && period && delta && (
         <>
           <dl class="stat-cards" aria-label="This period">
             {(

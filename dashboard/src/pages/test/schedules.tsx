@@ -167,6 +167,16 @@ export function SchedulesTab() {
                 <div>
                   <strong>{intervalLabel(schedule.interval)}</strong> in {envName(schedule.environment_id)}
                   {schedule.note && <div class="muted">{schedule.note}</div>}
+                  <div data-testid="next-run">
+                    Next run{' '}
+                    {schedule.next_run_at === null ? (
+                      <span class="muted">not planned yet: the scheduler plans it shortly</span>
+                    ) : (
+                      <time dateTime={new Date(schedule.next_run_at * 1000).toISOString()}>
+                        {dateTime(schedule.next_run_at)}
+                      </time>
+                    )}
+                  </div>
                   <div class="muted">Created {dateTime(schedule.created_at)}</div>
                 </div>
                 <div class="actions">

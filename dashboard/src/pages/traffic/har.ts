@@ -3,6 +3,8 @@ import { storedToken } from '../../auth';
 import { ApiError } from '../../api/client';
 import { bodyText, headerValue } from '../../components/message/body';
 import type { Lists, Message } from '../../components/message/types';
+import { version as packageVersion } from '../../../../package.json';
+import { harCreator } from '../../../../src/domain/vocabulary';
 
 const nameValues = (lists: Lists | null | undefined) =>
   Object.entries(lists ?? {}).flatMap(([name, values]) => values.map((value) => ({ name, value })));
@@ -10,7 +12,7 @@ const nameValues = (lists: Lists | null | undefined) =>
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /** One HAR entry per message with a request, oldest first (a response-only message has no HAR form). */
-export function toHar(messages: Message[], version = 'dashboard'): object {
+export function toHar(messages: Message[]): object {
   const entries = messages
     .filter((m) => m.request)
     .sort((a, b) => a.timestamp - b.timestamp)
@@ -75,7 +77,7 @@ export function toHar(messages: Message[], version = 'dashboard'): object {
         _vigil_uuid: m.uuid,
       };
     });
-  return { log: { version: '1.2', creator: { name: 'Vigil dashboard', version }, entries } };
+  return { log: { version: '1.2', creator: harCreator(packageVersion), entries } };
 }
 
 /** Saves a Blob as a file through a temporary object URL. */

@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api } from '../../api/client';
 import { toCurl } from '../../components/message/curl';
 import { MessageView } from '../../components/message/message-view';
-import type { Message, SharedMessage } from '../../components/message/types';
+import type { Message, SharedListItem, SharedMessage } from '../../components/message/types';
 import { CopyButton, ErrorBanner, Loading, Notice, PageHeader } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
@@ -18,7 +18,9 @@ export function MessagePage(props: { bucket: string; uuid: string }) {
     (signal) => api.get<Message>(`/buckets/${bucket}/messages/${uuid}`, undefined, signal),
     [bucket, uuid],
   );
-  const [publicUrl, setPublicUrl] = useState<string | null>(null);
+  // The public link of this message: from the share answer, or looked up in the Shared view.
+  const [link, setLink] = useState<{ uuid: string; url: string } | null>(null);
+  const [linkError, setLinkError] = useState<unknown>(undefined);
   const [showCurl, setShowCurl] = useState(false);
   const [adding, setAdding] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
@@ -26,6 +28,30 @@ export function MessagePage(props: { bucket: string; uuid: string }) {
   const [notice, setNotice] = useState('');
 
   const data = message.data;
+  const publicUrl = link?.uuid === uuid ? link.url : null;
+  const sharedAt = data?.shared ? data.shared_at : null;
+
+  useEffect(() => {
+    if (sharedAt === null || publicUrl !== null) return;
+    // The Shared view pages by share time: a window around this message's holds it.
+    const controller = new AbortController();
+    setLinkError(undefined);
+    api
+      .get<SharedListItem[]>(
+        `/buckets/${bucket}/shared`,
+        { since: sharedAt - 0.001, before: sharedAt + 0.001, count: 1000 },
+        controller.signal,
+      )
+      .then((items) => {
+        const item = items.find((candidate) => candidate.uuid === uuid);
+        if (item) setLink({ uuid, url: item.share_url });
+        else setLinkError(new Error('The public link was not found; “New share link” makes a new one.'));
+      })
+      .catch((failure: unknown) => {
+        if (!controller.signal.aborted) setLinkError(failure);
+      });
+    return () => controller.abort();
+  }, [bucket, uuid, sharedAt]);
   const title = data?.request
     ? `${data.request.method} ${data.request.path}`
     : data
@@ -49,15 +75,15 @@ export function MessagePage(props: { bucket: string; uuid: string }) {
     act('share', async () => {
       const shared = await api.put<SharedMessage>(`/buckets/${bucket}/shared/${uuid}`);
       const { public_url, ...rest } = shared;
-      setPublicUrl(public_url);
+      setLink({ uuid, url: public_url });
       message.setData(rest);
       setNotice('Shared: anyone with the link can see this exchange.');
     });
   const unshare = () =>
     act('unshare', async () => {
       await api.delete(`/buckets/${bucket}/shared/${uuid}`);
-      setPublicUrl(null);
-      if (data) message.setData({ ...data, shared: false });
+      setLink(null);
+      if (data) message.setData({ ...data, shared: false, shared_at: null });
       setNotice('No longer shared: the public link answers 404 now.');
     });
   const replay = () =>
@@ -161,11 +187,10 @@ export function MessagePage(props: { bucket: string; uuid: string }) {
                   </a>
                   <CopyButton text={publicUrl} label="Copy link" />
                 </div>
+              ) : linkError ? (
+                <ErrorBanner error={linkError} />
               ) : (
-                <p class="muted">
-                  This message is shared. Its link was shown when it was shared; “New share link” makes a new
-                  one (the old one stops working).
-                </p>
+                <Loading label="Loading the public link…" />
               )}
             </div>
           )}
