@@ -228,7 +228,12 @@ interface Bootstrap {
   account_id: string;
 }
 
-function bootstrap(dataDir: string): Promise<Bootstrap> {
+/**
+ * Bootstraps straight into `dataDir`. `publicUrl` is where the server on that store will answer:
+ * bootstrap checks that no other server there refuses its token (a development server on the
+ * default port would otherwise).
+ */
+function bootstrap(dataDir: string, publicUrl: string): Promise<Bootstrap> {
   const args = [
     'bin/vigil.js',
     'bootstrap',
@@ -244,7 +249,7 @@ function bootstrap(dataDir: string): Promise<Bootstrap> {
     execFile(
       process.execPath,
       args,
-      { cwd: ROOT, env: childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' }) },
+      { cwd: ROOT, env: childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PUBLIC_URL: publicUrl }) },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`bootstrap failed: ${error.message}\n${stderr}`));
         const line = stdout.trim().split('\n').at(-1) ?? '';
@@ -711,11 +716,11 @@ async function main(): Promise<number> {
   const dataDir = path.join(tempDir, 'vigil');
   fs.mkdirSync(path.join(tempDir, 'floor'));
 
-  log('bootstrapping an account…');
-  const account = await bootstrap(dataDir);
   const [vigilPort, floorPort] = [await freePort(), await freePort()];
   const vigilUrl = `http://127.0.0.1:${vigilPort}`;
   const publicUrl = `http://localhost:${vigilPort}`;
+  log('bootstrapping an account…');
+  const account = await bootstrap(dataDir, publicUrl);
 
   const startArgs = npmStartArgs();
   log(`starting Vigil as npm start does (node ${startArgs.join(' ')}) on ${vigilUrl}…`);

@@ -97,6 +97,7 @@ interface ScheduleRow {
   id: string;
   environment_id: string;
   interval: string;
+  next_run_at: number | null;
   note: string;
   created_at: number;
 }
@@ -170,7 +171,7 @@ function statements(db: FloorDb) {
        FROM environments WHERE test_id = ? ORDER BY created_at, id`,
     ),
     schedules: db.prepare<[string], ScheduleRow>(
-      `SELECT id, environment_id, interval, note, created_at
+      `SELECT id, environment_id, interval, note, created_at, next_run_at
        FROM schedules WHERE test_id = ? ORDER BY created_at, id`,
     ),
   };
@@ -310,6 +311,7 @@ function detail(
       interval: s.interval,
       note: s.note,
       created_at: s.created_at,
+      next_run_at: s.next_run_at,
       version: EXPORT_VERSION,
       exported_at: s.created_at,
     })),

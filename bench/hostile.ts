@@ -164,7 +164,16 @@ function npmStartArgs(): string[] {
 }
 
 async function startServer(dataDir: string): Promise<{ server: Server; token: string; bucket: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const port = await new Promise<number>((resolve) => {
+    const probe = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  // PUBLIC_URL is where this server will answer: bootstrap checks that no other server there
+  // refuses its token (a development server on the default port would).
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PUBLIC_URL: url };
   delete env.DATABASE_URL;
   const boot = JSON.parse(
     execFileSync(
@@ -186,18 +195,11 @@ async function startServer(dataDir: string): Promise<{ server: Server; token: st
       .split('\n')
       .at(-1)!,
   ) as { access_token: string; bucket_key: string };
-  const port = await new Promise<number>((resolve) => {
-    const probe = http.createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
   const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (i > 600) throw new Error('vigil serve did not answer /health within 60 s');
     try {

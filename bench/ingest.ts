@@ -86,12 +86,16 @@ function vigilEnv(dataDir: string, settings: Record<string, string>, databaseUrl
   return env;
 }
 
+/**
+ * Bootstraps straight into the store. PUBLIC_URL names a port nothing answers on: bootstrap checks
+ * that no server there refuses its token (a development server on the default port would).
+ */
 async function bootstrap(dataDir: string, databaseUrl?: string): Promise<Account> {
   const args = ['bin/vigil.js', 'bootstrap', '--email', 'bench@example.com', '--name', 'Bench'];
   const lines = await runChild(
     'bootstrap',
     [...args, '--password', 'bench-password-1', '--json'],
-    vigilEnv(dataDir, {}, databaseUrl),
+    vigilEnv(dataDir, { PUBLIC_URL: `http://127.0.0.1:${await freePort()}` }, databaseUrl),
   );
   return JSON.parse(lines.at(-1) ?? '') as Account;
 }

@@ -95,7 +95,14 @@ interface Setup {
 /** A fresh database with an account and `count` one-request tests against `upstream`. */
 async function setUp(upstream: string, count: number): Promise<Setup> {
   const database = await freshPostgresDatabase();
-  const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+  // PUBLIC_URL names a port nothing answers on: bootstrap checks that no server there refuses its
+  // token (a development server on the default port would).
+  const env = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    PUBLIC_URL: `http://127.0.0.1:${await freePort()}`,
+  };
   const [line] = (
     await runChild(
       'bootstrap',

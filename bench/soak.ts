@@ -124,6 +124,9 @@ async function main(): Promise<void> {
   try {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const target = `http://127.0.0.1:${(upstream.address() as net.AddressInfo).port}`;
+    const port = await freePort();
+    // PUBLIC_URL is where this server will answer: bootstrap checks that no other server there
+    // refuses its token (a development server on the default port would).
     const boot = execFileSync(
       process.execPath,
       [
@@ -137,13 +140,12 @@ async function main(): Promise<void> {
         'a long passphrase',
         '--json',
       ],
-      { env, encoding: 'utf8' },
+      { env: { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, encoding: 'utf8' },
     );
     const { access_token: token, bucket_key: bucket } = JSON.parse(boot) as {
       access_token: string;
       bucket_key: string;
     };
-    const port = await freePort();
     const startScript = (
       JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
         scripts: { start: string };

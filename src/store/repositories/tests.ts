@@ -206,7 +206,7 @@ const detailEnvironments = preparedQuery<{ testId: string }, EnvironmentRow>(['t
 const detailSchedules = preparedQuery<{ testId: string }, ScheduleRow>(['testId'], (db, p) =>
   db
     .selectFrom('schedules')
-    .select(['id', 'test_id', 'environment_id', 'interval', 'note', 'created_at'])
+    .select(['id', 'test_id', 'environment_id', 'interval', 'note', 'created_at', 'next_run_at'])
     .where('test_id', '=', p.testId)
     .orderBy('created_at')
     .orderBy('id'),
