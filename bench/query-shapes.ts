@@ -27,6 +27,7 @@ import type { Actor } from '../src/services/principal.js';
 import type { TestRunRow } from '../src/store/database.js';
 import { testsRepo } from '../src/store/repositories/tests.js';
 import { Store } from '../src/store/store.js';
+import { runRow } from '../test/helpers/seed.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -151,7 +152,7 @@ async function fixture(dialect: string): Promise<Fixture | null> {
     .execute();
   const rows: TestRunRow[] = [];
   for (let i = 0; i < RUNS; i++)
-    rows.push(runRow(testId, account.bucket_key, environmentId, 1_700_000_000 + i * 60));
+    rows.push(runRow(testId, account.bucket_key, i % 7 === 0 ? 'fail' : 'pass', 1_700_000_000 + i * 60, 42));
   for (let i = 0; i < rows.length; i += 200)
     await store.db
       .insertInto('test_runs')
@@ -167,47 +168,6 @@ async function fixture(dialect: string): Promise<Fixture | null> {
       await dropDatabase();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
-  };
-}
-
-function runRow(testId: string, bucketKey: string, environmentId: string, at: number): TestRunRow {
-  return {
-    id: newId(),
-    test_id: testId,
-    bucket_key: bucketKey,
-    environment_id: environmentId,
-    environment_name: 'Production',
-    region: 'local',
-    agent: null,
-    source: 'schedule',
-    result: at % 7 === 0 ? 'fail' : 'pass',
-    parent_run_id: null,
-    queued_at: at,
-    started_at: at,
-    finished_at: at + 0.5,
-    attempts: 1,
-    requests_executed: 5,
-    assertions_defined: 3,
-    assertions_passed: 3,
-    assertions_failed: 0,
-    scripts_defined: 1,
-    scripts_passed: 1,
-    scripts_failed: 0,
-    variables_defined: 3,
-    variables_passed: 3,
-    variables_failed: 0,
-    worker_id: null,
-    executions: 1,
-    handovers: 0,
-    interrupted_attempts: null,
-    planned_at: null,
-    schedule_id: null,
-    agent_id: null,
-    response_time_ms: 42,
-    error: null,
-    trigger_variables: '{}',
-    notification_url: null,
-    summary: '{}',
   };
 }
 

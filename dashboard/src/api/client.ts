@@ -41,26 +41,24 @@ function urlOf(path: string, query?: Query): string {
 }
 
 /**
- * Calls the public API with the dashboard's bearer token. Edits are marked `X-Vigil-Source:
- * dashboard`, so revisions say where they came from. A 401 means the token was revoked: the
- * dashboard signs in again.
+ * Sends one request with the dashboard's bearer token. A 401 means the token was revoked: the
+ * dashboard signs in again (and the promise never settles, as the page goes away).
  */
-export async function request<T>(
+async function send(
   method: string,
-  path: string,
-  options: RequestOptions = {},
-): Promise<ApiResponse<T>> {
+  url: string,
+  init: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
   const token = storedToken();
   if (!token) return beginSignIn();
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'X-Vigil-Source': 'dashboard' };
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
   let response: Response;
   try {
-    response = await fetch(urlOf(path, options.query), { method, headers, body, signal: options.signal });
+    response = await fetch(url, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...init.headers },
+      body: init.body,
+      signal: init.signal,
+    });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(
@@ -73,23 +71,48 @@ export async function request<T>(
     dropToken();
     return beginSignIn();
   }
-  if (response.status === 204) return { data: undefined as T, meta: {} };
-  const text = await response.text();
-  let envelope: Envelope<T> | undefined;
+  return response;
+}
+
+/** The envelope in `text`, or undefined when it is not JSON. */
+function parseEnvelope<T>(text: string): Envelope<T> | undefined {
   try {
-    envelope = text ? (JSON.parse(text) as Envelope<T>) : undefined;
+    return text ? (JSON.parse(text) as Envelope<T>) : undefined;
   } catch {
-    envelope = undefined;
+    return undefined;
   }
-  if (!response.ok || envelope?.error) {
-    const error = envelope?.error;
-    throw new ApiError(
-      response.status,
-      error?.code ?? 'http_error',
-      error?.message ?? `The server answered ${response.status} ${response.statusText}`,
-      error?.field,
-    );
+}
+
+/** The error of a failed answer, from its envelope when it has one. */
+function answerError(response: Response, envelope: Envelope<unknown> | undefined): ApiError {
+  const error = envelope?.error;
+  return new ApiError(
+    response.status,
+    error?.code ?? 'http_error',
+    error?.message ?? `The server answered ${response.status} ${response.statusText}`,
+    error?.field,
+  );
+}
+
+/**
+ * Calls the public API with the dashboard's bearer token. Edits are marked `X-Vigil-Source:
+ * dashboard`, so revisions say where they came from.
+ */
+export async function request<T>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { 'X-Vigil-Source': 'dashboard' };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
   }
+  const response = await send(method, urlOf(path, options.query), { headers, body, signal: options.signal });
+  if (response.status === 204) return { data: undefined as T, meta: {} };
+  const envelope = parseEnvelope<T>(await response.text());
+  if (!response.ok || envelope?.error) throw answerError(response, envelope);
   if (!envelope)
     throw new ApiError(response.status, 'bad_response', 'The server sent an answer that is not JSON');
   return { data: envelope.data, meta: envelope.meta ?? {} };
@@ -109,37 +132,9 @@ export const api = {
 
 /** A file the API answers bare (not in the envelope), such as a test export, with its file name. */
 export async function download(path: string): Promise<{ text: string; fileName: string }> {
-  const token = storedToken();
-  if (!token) return beginSignIn();
-  let response: Response;
-  try {
-    response = await fetch(urlOf(path), { headers: { Authorization: `Bearer ${token}` } });
-  } catch {
-    throw new ApiError(
-      0,
-      'network_error',
-      'Vigil could not be reached. Check your connection and try again.',
-    );
-  }
-  if (response.status === 401) {
-    dropToken();
-    return beginSignIn();
-  }
+  const response = await send('GET', urlOf(path));
   const text = await response.text();
-  if (!response.ok) {
-    let error: Envelope<unknown>['error'] = null;
-    try {
-      error = (JSON.parse(text) as Envelope<unknown>).error;
-    } catch {
-      error = null;
-    }
-    throw new ApiError(
-      response.status,
-      error?.code ?? 'http_error',
-      error?.message ?? `The server answered ${response.status} ${response.statusText}`,
-      error?.field,
-    );
-  }
+  if (!response.ok) throw answerError(response, parseEnvelope(text));
   const disposition = response.headers.get('content-disposition') ?? '';
   const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download';
   return { text, fileName };

@@ -1,9 +1,10 @@
-import { PostgresAdapter } from 'kysely';
+import { type ExpressionBuilder, PostgresAdapter } from 'kysely';
 import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
-import type { EnvironmentRow, ScheduleRow, StepRow, TestRow, TestUpdate } from '../database.js';
+import type { Database, EnvironmentRow, ScheduleRow, StepRow, TestRow, TestUpdate } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
+import { runsRepo } from './runs.js';
 
 export interface TestWithCreator extends TestRow {
   creator_name: string;
@@ -22,6 +23,16 @@ function normalise<T extends { creator_name: string | null; creator_email: strin
   row: T,
 ): T & { creator_name: string; creator_email: string } {
   return { ...row, creator_name: row.creator_name ?? '', creator_email: row.creator_email ?? '' };
+}
+
+/** The test's bucket, when it belongs to a team the account is a member of (for `exists`). */
+function bucketOfAccountTeam(eb: ExpressionBuilder<Database, 'tests'>, accountId: string) {
+  return eb
+    .selectFrom('buckets')
+    .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
+    .select('buckets.key')
+    .whereRef('buckets.key', '=', 'tests.bucket_key')
+    .where('team_members.account_id', '=', accountId);
 }
 
 type PageParams = { bucketKey: string; count: number; offset: number };
@@ -145,16 +156,7 @@ const testDetailForAccount = preparedQuery<{ id: string; bucketKey: string; acco
       ])
       .where('tests.id', '=', p.id)
       .where('tests.bucket_key', '=', p.bucketKey)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('buckets')
-            .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
-            .select('buckets.key')
-            .whereRef('buckets.key', '=', 'tests.bucket_key')
-            .where('team_members.account_id', '=', p.accountId),
-        ),
-      );
+      .where((eb) => eb.exists(bucketOfAccountTeam(eb, p.accountId)));
   },
 );
 
@@ -165,16 +167,7 @@ const testForAccount = preparedQuery<{ id: string; bucketKey: string; accountId:
     testsWithCreator(db)
       .where('tests.id', '=', p.id)
       .where('tests.bucket_key', '=', p.bucketKey)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('buckets')
-            .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
-            .select('buckets.key')
-            .whereRef('buckets.key', '=', 'tests.bucket_key')
-            .where('team_members.account_id', '=', p.accountId),
-        ),
-      ),
+      .where((eb) => eb.exists(bucketOfAccountTeam(eb, p.accountId))),
 );
 
 const detailSteps = preparedQuery<{ testId: string }, StepRow>(['testId'], (db, p) =>
@@ -210,26 +203,6 @@ const detailSchedules = preparedQuery<{ testId: string }, ScheduleRow>(['testId'
     .where('test_id', '=', p.testId)
     .orderBy('created_at')
     .orderBy('id'),
-);
-
-const detailLastRun = preparedQuery<{ testId: string }, LastRunSummary>(['testId'], (db, p) =>
-  db
-    .selectFrom('test_runs')
-    .select([
-      'id as test_run_id',
-      'result',
-      'environment_id',
-      'environment_name',
-      'region',
-      'source',
-      'started_at',
-      'finished_at',
-    ])
-    .where('test_id', '=', p.testId)
-    .where('finished_at', 'is not', null)
-    .where('result', 'in', ['pass', 'fail'])
-    .orderBy('finished_at', 'desc')
-    .limit(1),
 );
 
 /** SQLite hands JSON aggregates back as text, PostgreSQL as parsed values. */
@@ -288,9 +261,9 @@ export const testsRepo = {
       detailSteps(db, { testId: id }),
       detailEnvironments(db, { testId: id }),
       detailSchedules(db, { testId: id }),
-      detailLastRun(db, { testId: id }),
+      runsRepo.lastFinished(db, id),
     ]);
-    return { test: normalise(test), steps, environments, schedules, lastRun: lastRun[0] ?? null };
+    return { test: normalise(test), steps, environments, schedules, lastRun };
   },
 
   async list(
