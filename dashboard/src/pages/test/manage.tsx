@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, api, download, messageOf } from '../../api/client';
 import type { Test } from '../../api/resources';
+import { saveFile } from '../../components/save-file';
 import { ErrorBanner } from '../../components/ui';
 import { testPath } from './context';
 
@@ -28,21 +29,9 @@ export async function fetchExport(
   return { ...file, test: JSON.parse(file.text) as ExportedTest };
 }
 
-/** Hands `text` to the browser as a downloaded file. */
-export function saveFile(text: string, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
-}
-
 export async function exportToFile(bucket: string, testId: string): Promise<void> {
   const { text, fileName } = await fetchExport(bucket, testId);
-  saveFile(text, fileName);
+  saveFile(new Blob([text], { type: 'application/json' }), fileName);
 }
 
 /** A new test from an export (import, duplicate, undo of a delete). */

@@ -80,18 +80,6 @@ export function toHar(messages: Message[]): object {
   return { log: { version: '1.2', creator: harCreator(packageVersion), entries } };
 }
 
-/** Saves a Blob as a file through a temporary object URL. */
-export function download(blob: Blob, filename: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 /** `GET /buckets/<key>/messages.har` with the filters: a file, not an envelope, so fetched raw. */
 export async function fetchHarWindow(bucket: string, query: Record<string, string | number | undefined>) {
   const url = new URL(`/buckets/${encodeURIComponent(bucket)}/messages.har`, location.origin);

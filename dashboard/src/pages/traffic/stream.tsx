@@ -3,6 +3,7 @@ import { Link, useLocation, useSearch } from 'wouter-preact';
 import { api } from '../../api/client';
 import { bytes, dateTime, ms } from '../../components/format';
 import { MessageStatus } from '../../components/message/message-view';
+import { saveFile } from '../../components/save-file';
 import type { Message, MessageListItem } from '../../components/message/types';
 import { Empty, ErrorBanner, Loading, PageHeader, TabLinks } from '../../components/ui';
 import { usePolling } from '../../components/use-resource';
@@ -19,7 +20,7 @@ import {
   WINDOWS,
   windowSince,
 } from './filters';
-import { download, fetchHarWindow, mapLimit, toHar } from './har';
+import { fetchHarWindow, mapLimit, toHar } from './har';
 import { SavedViews } from './saved-views';
 import './traffic.css';
 
@@ -226,7 +227,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
       const details = await mapLimit([...selected], 6, (uuid) =>
         api.get<Message>(`/buckets/${bucketKey}/messages/${uuid}`),
       );
-      download(
+      saveFile(
         new Blob([JSON.stringify(toHar(details), null, 2)], { type: 'application/json' }),
         `${bucketKey}-selection.har`,
       );
@@ -241,7 +242,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
     setExporting(true);
     setExportError(undefined);
     try {
-      download(await fetchHarWindow(bucketKey, listQuery(filters)), `${bucketKey}.har`);
+      saveFile(await fetchHarWindow(bucketKey, listQuery(filters)), `${bucketKey}.har`);
     } catch (error) {
       setExportError(error);
     } finally {
