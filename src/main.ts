@@ -6,7 +6,6 @@ import { SessionService } from './auth/sessions.js';
 import type { Config } from './config/config.js';
 import { LocalJobQueue } from './jobs/local-queue.js';
 import type { JobQueue } from './jobs/queue.js';
-import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import { Worker } from './jobs/worker.js';
 import { createPoster } from './notify/http.js';
 import { smtpMailer } from './notify/mail.js';
@@ -297,6 +296,8 @@ export async function createRuntime(
   let queue: JobQueue;
   let closeQueue = async () => {};
   if (store.dialect === 'postgres' && config.databaseUrl) {
+    // pg-boss is loaded only for a PostgreSQL store; on SQLite the process never holds it.
+    const { PgBossJobQueue } = await import('./jobs/pg-boss-queue.js');
     const boss = new PgBossJobQueue({
       connectionString: config.databaseUrl,
       // A job outlives the longest run; a run whose worker dies is handed over sooner by the reaper.

@@ -154,15 +154,20 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated strictly (no coercion, discriminated step types); query and path parameters
-  // coerce. A schema object shared by several routes is compiled once.
+  // coerce. A schema object shared by several routes is compiled once, on the first request that
+  // needs it: routes a process never serves hold no compiled code.
   const paramsAjv = createParamsAjv();
   const compiled = new WeakMap<object, ValidateFunction>();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
+  const compile = (schema: object, httpPart: string | undefined): ValidateFunction => {
     let validate = httpPart === 'body' ? undefined : compiled.get(schema);
     if (!validate) {
       validate = httpPart === 'body' ? compileBodySchema(schema) : paramsAjv.compile(schema);
       compiled.set(schema, validate);
     }
+    return validate;
+  };
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    let validate: ValidateFunction | undefined;
     const prefix = httpPart === 'querystring' ? '?' : httpPart === 'params' ? ':' : '';
     // A route whose body may be left out marks its body schema `x-optional-body`.
     const optional = httpPart === 'body' && (schema as Record<string, unknown>)['x-optional-body'] === true;
@@ -171,6 +176,7 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
       httpPart === 'querystring' ? Object.keys((schema as { properties?: object }).properties ?? {}) : [];
     return (data: unknown) => {
       if (optional && (data === undefined || data === null)) return { value: data };
+      validate ??= compile(schema, httpPart);
       if (!validate(data)) return { error: toValidationError(validate.errors, prefix) };
       for (const name of declared) {
         const value = (data as Record<string, unknown>)[name];
@@ -192,15 +198,20 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
     };
   });
 
-  // Responses are serialised from their schemas; routes that answer alike share one serialiser.
+  // Responses are serialised from their schemas; routes that answer alike share one serialiser, made
+  // on the first response that needs it.
   const serializers = new WeakMap<object, (data: unknown) => string>();
-  app.setSerializerCompiler(({ schema }) => {
+  const serializerOf = (schema: object): ((data: unknown) => string) => {
     let serialize = serializers.get(schema);
     if (!serialize) {
       serialize = fastJson(schema as never, { schema: { [ErrorEnvelope.$id!]: ErrorEnvelope as never } });
       serializers.set(schema, serialize);
     }
     return serialize;
+  };
+  app.setSerializerCompiler(({ schema }) => {
+    let serialize: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (serialize ??= serializerOf(schema))(data);
   });
 
   registerErrorHandling(app, moreInfo);

@@ -5,7 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Transform, type TransformCallback, pipeline, type Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../net/undici.js';
 import { AppError } from '../domain/errors.js';
 import { BodySink } from '../net/decode.js';
 import { type EgressPolicy, EgressRefused, egressConnector, type Resolver } from '../net/egress.js';
@@ -247,16 +248,21 @@ export const RELAY_DROPPED_HEADERS = [
 export class Gateway {
   readonly #options: GatewayOptions;
   readonly #timeoutMs: number;
-  readonly #agent: Agent;
+  /** The upstream connection pool, made with the first forwarded request. */
+  #agent: Agent | null = null;
 
   constructor(options: GatewayOptions) {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? GATEWAY_TIMEOUT_MS;
-    this.#agent = new Agent({
-      connect: egressConnector(options.egress, this.#timeoutMs, options.resolve),
+  }
+
+  #pool(): Agent {
+    this.#agent ??= new (undici().Agent)({
+      connect: egressConnector(this.#options.egress, this.#timeoutMs, this.#options.resolve),
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
     });
+    return this.#agent;
   }
 
   /**
@@ -279,7 +285,7 @@ export class Gateway {
     const startedAt = performance.now();
     let upstream: Dispatcher.ResponseData;
     try {
-      upstream = await this.#agent.request({
+      upstream = await this.#pool().request({
         origin: request.url.origin,
         path: request.url.pathname + request.url.search,
         method: request.method,
@@ -344,7 +350,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#agent?.close();
   }
 }
 

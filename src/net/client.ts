@@ -7,13 +7,22 @@
 import { STATUS_CODES } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { CookieJar } from 'tough-cookie';
-import { Client } from 'undici';
+import { createRequire } from 'node:module';
+import type { CookieJar } from 'tough-cookie';
+import type { Client } from 'undici';
+import { undici } from './undici.js';
 import { type Timings, ZERO_TIMINGS } from '../domain/results.js';
 import { ConnectFailure, type ConnectionState, type ConnectTimings, originConnector } from './connector.js';
 import { type BodyLimits, BodySink } from './decode.js';
 import { type EgressPolicy, policyLookup, type Resolver } from './egress.js';
 import { VERSION } from '../config/version.js';
+
+// tough-cookie is loaded with the first client that keeps cookies (the first run), not at start-up.
+const require = createRequire(import.meta.url);
+function newCookieJar(): CookieJar {
+  const { CookieJar: Jar } = require('tough-cookie') as { CookieJar: typeof CookieJar };
+  return new Jar();
+}
 
 export interface OutboundRequest {
   method: string;
@@ -507,7 +516,7 @@ class Session implements HttpSession {
       maxBodyBytes: options.maxBodyBytes,
       maxDrainBytes: Math.max(options.maxBodyBytes, options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES),
     };
-    this.#jar = options.cookies ? new CookieJar() : null;
+    this.#jar = options.cookies ? newCookieJar() : null;
   }
 
   async send(request: OutboundRequest, signal?: AbortSignal): Promise<InboundResponse> {
@@ -612,7 +621,7 @@ class Session implements HttpSession {
       },
       state,
     );
-    const client = new Client(key, {
+    const client: Client = new (undici().Client)(key, {
       connect,
       pipelining: 1,
       headersTimeout: 0,

@@ -7,7 +7,8 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import { undici } from './undici.js';
 
 export type EgressPolicy = 'allow-all' | 'public-only';
 
@@ -276,7 +277,7 @@ export function egressConnector(
   resolve: Resolver | undefined,
 ): buildConnector.connector {
   const lookup = policyLookup(policy, resolve);
-  const connect = buildConnector({ lookup, timeout: timeoutMs });
+  const connect = undici().buildConnector({ lookup, timeout: timeoutMs });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     if (net.isIP(host) === 0) return connect(options, callback);

@@ -4,7 +4,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from '../net/undici.js';
 import { VERSION } from '../config/version.js';
 import { type EgressPolicy, egressConnector, type Resolver } from '../net/egress.js';
 
@@ -53,11 +54,8 @@ function describe(error: unknown): { message: string; refused: boolean } {
 
 /** POSTs with undici; names and addresses pass the egress policy first. */
 export function createPoster(options: { egress: EgressPolicy; resolve?: Resolver }): HttpPoster {
-  const agent = new Agent({
-    connect: egressConnector(options.egress, NOTIFY_TIMEOUT_MS, options.resolve),
-    headersTimeout: NOTIFY_TIMEOUT_MS,
-    bodyTimeout: NOTIFY_TIMEOUT_MS,
-  });
+  // The connection pool is made with the first request.
+  let agent: Agent | null = null;
   return {
     async post(url, body, headers, postOptions = {}) {
       const started = performance.now();
@@ -65,7 +63,12 @@ export function createPoster(options: { egress: EgressPolicy; resolve?: Resolver
       const signal = postOptions.signal ? AbortSignal.any([timeout, postOptions.signal]) : timeout;
       const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
       try {
-        const response = await request(url, {
+        agent ??= new (undici().Agent)({
+          connect: egressConnector(options.egress, NOTIFY_TIMEOUT_MS, options.resolve),
+          headersTimeout: NOTIFY_TIMEOUT_MS,
+          bodyTimeout: NOTIFY_TIMEOUT_MS,
+        });
+        const response = await undici().request(url, {
           method: 'POST',
           dispatcher: agent,
           headers: { 'user-agent': USER_AGENT, ...headers },
@@ -104,6 +107,8 @@ export function createPoster(options: { egress: EgressPolicy; resolve?: Resolver
         return { ok: false, statusCode: null, error: message, durationMs: elapsed(), refused };
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      await agent?.close();
+    },
   };
 }

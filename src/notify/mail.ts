@@ -1,5 +1,5 @@
 /** Sending e-mail through SMTP (SMTP_URL) with nodemailer; one interface, so tests and the outbox fit. */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface Mail {
   from: string;
@@ -14,11 +14,22 @@ export interface Mailer {
   close(): void;
 }
 
+/** nodemailer is loaded and the transport made when the first mail is sent. */
 export function smtpMailer(url: string): Mailer {
-  const transport = nodemailer.createTransport(url);
+  let transport: Promise<Transporter> | null = null;
+  let closed = false;
+  const open = async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    const made = nodemailer.createTransport(url);
+    if (closed) made.close();
+    return made;
+  };
   return {
     async send(mail) {
-      await transport.sendMail({
+      transport ??= open();
+      await (
+        await transport
+      ).sendMail({
         from: mail.from,
         to: mail.to.map((r) => (r.name ? { name: r.name, address: r.email } : r.email)),
         subject: mail.subject,
@@ -26,6 +37,12 @@ export function smtpMailer(url: string): Mailer {
         html: mail.html,
       });
     },
-    close: () => transport.close(),
+    close: () => {
+      closed = true;
+      void transport?.then(
+        (made) => made.close(),
+        () => {},
+      );
+    },
   };
 }

@@ -16,10 +16,27 @@
  * - `response_xml`: an XPath 1.0 expression (see {@link readXml}).
  */
 import { Buffer } from 'node:buffer';
-import { DOMParser } from '@xmldom/xmldom';
-import xpath, { type SelectReturnType } from 'xpath';
+import { createRequire } from 'node:module';
+import type { DOMParser } from '@xmldom/xmldom';
+import type * as XPath from 'xpath';
+import type { SelectReturnType } from 'xpath';
 import type { Source } from '../domain/assertions.js';
 import { isRecord } from '../domain/comparisons/values.js';
+
+// The XML parser and XPath are loaded on the first XPath read: most processes never make one.
+const require = createRequire(import.meta.url);
+interface XmlModules {
+  xpath: typeof XPath;
+  DOMParser: typeof DOMParser;
+}
+let xmlModules: XmlModules | null = null;
+function xml(): XmlModules {
+  xmlModules ??= {
+    xpath: require('xpath') as typeof XPath,
+    DOMParser: (require('@xmldom/xmldom') as { DOMParser: typeof DOMParser }).DOMParser,
+  };
+  return xmlModules;
+}
 
 /** What a source reads from: a response, or the response-like view of a subtest/partner step. */
 export interface ResponseSubject {
@@ -273,6 +290,7 @@ function readXml(property: string, subject: ResponseSubject, cache: ParseCache):
   if (expression === '') return { ok: false, error: 'an XPath expression is required' };
   cache.xml ??= parseXml(subject, cache);
   if (!cache.xml.ok) return cache.xml;
+  const { xpath } = xml();
   let selected: SelectReturnType;
   try {
     selected = xpath.select(expression, cache.xml.value as unknown as Node);
@@ -290,6 +308,7 @@ function readXml(property: string, subject: ResponseSubject, cache: ParseCache):
 }
 
 function nodeText(node: Node): string {
+  const { xpath } = xml();
   if (xpath.isAttribute(node)) return node.value;
   if (xpath.isDocumentNode(node)) return node.documentElement?.textContent ?? '';
   return node.textContent ?? '';
@@ -306,7 +325,7 @@ function parseXml(subject: ResponseSubject, cache: ParseCache): Parsed<XmlDocume
   if (doctype !== -1 && text.includes('<!ENTITY', doctype)) {
     return { ok: false, error: 'response body is refused as XML: its document type declares entities' };
   }
-  const parser = new DOMParser({
+  const parser = new (xml().DOMParser)({
     locator: false,
     onError: (level, message) => {
       if (level !== 'warning') throw new Error(message);

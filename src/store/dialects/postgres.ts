@@ -1,11 +1,16 @@
+import { createRequire } from 'node:module';
 import { PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type * as Pg from 'pg';
+
+// node-postgres is loaded when a PostgreSQL store is opened, so a process on SQLite never holds it.
+const require = createRequire(import.meta.url);
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
 /** PostgreSQL through a `pg` pool; int8 and numeric come back as numbers, as they do from SQLite. */
 export function createPostgresDialect(connectionString: string): PostgresDialect {
+  const pg = require('pg') as typeof Pg;
   const pool = new pg.Pool({
     connectionString,
     max: 10,
