@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { editorText, seedRequestTest } from './editor-helpers.js';
 import { type Dashboard, skipReason, startDashboard } from './harness.js';
 
 /**
@@ -19,28 +20,12 @@ describe('Dashboard code editors under fast typing', { skip: skipReason() }, () 
 
   before(async () => {
     dash = await startDashboard();
-    const created = await dash.api<{ id: string }>('POST', `/buckets/${dash.bucket}/tests`, {
-      name: 'Typing',
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    testId = created.data.id;
-    const put = await dash.api('PUT', testPath(), {
-      steps: [{ step_type: 'request', method: 'POST', url: 'http://127.0.0.1:9/echo' }],
-    });
-    assert.equal(put.status, 200, JSON.stringify(put.body));
+    testId = await seedRequestTest(dash, 'Typing');
   });
 
   after(async () => {
     await dash?.close();
   });
-
-  /** The text of a CodeMirror editor's document, line by line as it shows it. */
-  const editorText = (editor: Locator) =>
-    editor.evaluate((content) =>
-      Array.from(content.querySelectorAll(':scope > .cm-line'))
-        .map((line) => line.textContent ?? '')
-        .join('\n'),
-    );
 
   /** Types `text` at 5 ms a key into the editor labelled `label`; the page must still answer. */
   async function typeInto(page: Page, label: string, text: string): Promise<void> {

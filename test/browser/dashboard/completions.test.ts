@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { editorText, seedRequestTest } from './editor-helpers.js';
 import { type Dashboard, skipReason, startDashboard } from './harness.js';
 
 /**
@@ -13,27 +14,12 @@ describe('Dashboard editor completions', { skip: skipReason() }, () => {
 
   before(async () => {
     dash = await startDashboard();
-    const created = await dash.api<{ id: string }>('POST', `/buckets/${dash.bucket}/tests`, {
-      name: 'Completions',
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    testId = created.data.id;
-    const put = await dash.api('PUT', `/buckets/${dash.bucket}/tests/${testId}`, {
-      steps: [{ step_type: 'request', method: 'POST', url: 'http://127.0.0.1:9/echo' }],
-    });
-    assert.equal(put.status, 200, JSON.stringify(put.body));
+    testId = await seedRequestTest(dash, 'Completions');
   });
 
   after(async () => {
     await dash?.close();
   });
-
-  const editorText = (editor: Locator) =>
-    editor.evaluate((content) =>
-      Array.from(content.querySelectorAll(':scope > .cm-line'))
-        .map((line) => line.textContent ?? '')
-        .join('\n'),
-    );
 
   /** Types `text`, waits for `label` among the offered completions, selects and accepts it. */
   async function complete(page: Page, text: string, label: string): Promise<void> {
