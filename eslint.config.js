@@ -6,8 +6,8 @@ import tseslint from 'typescript-eslint';
 // The layers of src/ (docs/architecture.md): what each folder may import of the project. Anything not
 // listed for a folder is refused by import-x/no-restricted-paths; config/ may be imported by anyone,
 // cli/ and main.ts are the top and may import anything.
-const FOLDERS = ['api', 'auth', 'capture', 'cli', 'config', 'domain', 'jobs', 'net', 'notify', 'runner', 'services', 'store'];
-const TIER = ['store', 'jobs', 'runner', 'notify', 'capture', 'auth'];
+const FOLDERS = ['api', 'auth', 'capture', 'cli', 'config', 'domain', 'jobs', 'net', 'notify', 'observability', 'runner', 'services', 'store'];
+const TIER = ['store', 'jobs', 'runner', 'notify', 'capture', 'auth', 'observability'];
 const BELOW = ['net', 'domain', 'config'];
 const MAY_IMPORT = {
   domain: [],
@@ -19,6 +19,7 @@ const MAY_IMPORT = {
   auth: [...TIER.filter((f) => f !== 'auth'), ...BELOW],
   jobs: [...TIER.filter((f) => f !== 'jobs'), ...BELOW],
   notify: [...TIER.filter((f) => f !== 'notify'), ...BELOW],
+  observability: [...TIER.filter((f) => f !== 'observability'), ...BELOW],
   services: [...TIER, ...BELOW],
   api: ['services', ...TIER, ...BELOW],
 };

@@ -34,6 +34,8 @@ const DEFAULT_SETTINGS = {
   regions: [],
   remote_agents: [],
   retry_on_failure: false,
+  retry_transport_errors: null,
+  alert_quorum: 1,
   stop_on_failure: false,
   script: '',
   verify_ssl: true,

@@ -20,14 +20,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { createServices } from '../src/main.js';
 import { newId } from '../src/domain/ids.js';
 import type { Actor } from '../src/services/principal.js';
 import type { TestRunRow } from '../src/store/database.js';
 import { testsRepo } from '../src/store/repositories/tests.js';
-import { Store } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
 import { runRow } from '../test/helpers/seed.js';
+import { openBenchStore } from './shared/stores.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -86,30 +86,9 @@ interface Fixture {
 
 async function fixture(dialect: string): Promise<Fixture | null> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-shapes-'));
-  let store: Store;
-  let dropDatabase = async () => {};
-  if (dialect === 'postgres') {
-    const admin = Store.open({ databaseUrl: PG_URL, dataDir });
-    const reachable = await sql`select 1`.execute(admin.db).then(
-      () => true,
-      () => false,
-    );
-    if (!reachable) {
-      await admin.close();
-      return null;
-    }
-    const name = `vigil_shapes_${process.pid}`;
-    await sql.raw(`create database ${name}`).execute(admin.db);
-    const url = new URL(PG_URL);
-    url.pathname = `/${name}`;
-    store = Store.open({ databaseUrl: url.toString(), dataDir });
-    dropDatabase = async () => {
-      await sql.raw(`drop database ${name} with (force)`).execute(admin.db);
-      await admin.close();
-    };
-  } else {
-    store = Store.open({ dataDir });
-  }
+  const opened = await openBenchStore(dialect, dataDir, PG_URL, 'vigil_shapes');
+  if (opened === null) return null;
+  const { store } = opened;
   await store.migrate();
   const services = createServices(store);
   const account = await services.accounts.bootstrap({
@@ -165,7 +144,7 @@ async function fixture(dialect: string): Promise<Fixture | null> {
     accountId: account.account_id,
     close: async () => {
       await store.close();
-      await dropDatabase();
+      await opened.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -9,6 +9,8 @@ import type { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
 import { createPoster } from './notify/http.js';
 import { smtpMailer } from './notify/mail.js';
+import type { Metrics } from './observability/metrics.js';
+import { listenForMetrics, type MetricsListener } from './observability/scrape.js';
 import { createEngine } from './runner/engine.js';
 import { LazyScriptSandbox } from './runner/lazy-sandbox.js';
 import { AccountService } from './services/accounts.js';
@@ -19,6 +21,7 @@ import { EnvironmentService } from './services/environments.js';
 import { IdempotencyService } from './services/idempotency.js';
 import { IntegrationService } from './services/integrations.js';
 import { MessageService } from './services/messages.js';
+import { ImportService } from './services/imports.js';
 import { NotificationService } from './services/notifications.js';
 import { OAuthService } from './services/oauth.js';
 import { RestoreService } from './services/restore.js';
@@ -28,6 +31,7 @@ import { RunExecutor } from './services/runs/executor.js';
 import { RunLauncher } from './services/runs/launcher.js';
 import { RunRecorder } from './services/runs/recorder.js';
 import { RunResults } from './services/runs/results.js';
+import { MaintenanceService } from './services/maintenance.js';
 import { ScheduleService } from './services/schedules.js';
 import { StepService } from './services/steps.js';
 import { TestService } from './services/tests.js';
@@ -37,6 +41,7 @@ import { TeamService } from './services/teams.js';
 import { WorkerRegistry } from './services/workers.js';
 import { TokenService } from './services/tokens.js';
 import { TrafficService } from './services/traffic.js';
+import { StatusPageService } from './services/status-pages.js';
 import { ViewService } from './services/views.js';
 import type { Services } from './services/index.js';
 import { Store } from './store/store.js';
@@ -97,6 +102,8 @@ export interface Runtime {
   queue: JobQueue;
   scripts: LazyScriptSandbox;
   registry: WorkerRegistry;
+  /** This process's Prometheus metrics; absent when METRICS_ENABLED=false. */
+  metrics?: Metrics;
 }
 
 /** The one place that wires config → store → services → API. */
@@ -117,6 +124,7 @@ export function createServices(
   const steps = new StepService({ tests });
   const environments = new EnvironmentService({ store, buckets, tests });
   const schedules = new ScheduleService({ tests });
+  const maintenance = new MaintenanceService({ store, buckets });
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : null;
   const teams = new TeamService({ store, mailer, mailFrom: config.mailFrom, publicUrl: config.publicUrl });
   const integrations = new IntegrationService({ store, teams });
@@ -159,9 +167,20 @@ export function createServices(
       mailFrom: config.mailFrom,
       pagerdutyEventsUrl: config.pagerdutyEventsUrl,
     },
+    ...(runtime.metrics && { metrics: runtime.metrics }),
   });
   // Awaited inside the transaction that ends each run: the notify-run job commits with the outcome.
   lifecycle.on('finished', notifications.onFinished);
+  const { metrics } = runtime;
+  if (metrics) {
+    lifecycle.on('ended', (run) =>
+      metrics.runFinished(
+        run.result,
+        run.source,
+        run.startedAt === null ? null : run.finishedAt - run.startedAt,
+      ),
+    );
+  }
   const launcher = new RunLauncher({
     store,
     queue: runtime.queue,
@@ -171,16 +190,22 @@ export function createServices(
   });
   const executor = new RunExecutor({ store, queue: runtime.queue, engine, definitions, recorder, lifecycle });
   const results = new RunResults({ store, tests, lifecycle, executor });
-  const messages = new MessageService({ store, buckets });
+  const messages = new MessageService({
+    store,
+    buckets,
+    ...(runtime.metrics && { metrics: runtime.metrics }),
+  });
   return {
     tokens,
     accounts,
     applications,
     buckets,
     tests,
+    imports: new ImportService({ buckets, tests, messages }),
     steps,
     environments,
     schedules,
+    maintenance,
     launcher,
     results,
     executor,
@@ -200,6 +225,7 @@ export function createServices(
     }),
     restore: new RestoreService({ store, tests }),
     views: new ViewService({ store, buckets }),
+    statusPages: new StatusPageService({ store, buckets }),
     idempotency: new IdempotencyService({ store }),
     oauth: new OAuthService({ store, tokens, publicUrl: config.publicUrl }),
     traffic: new TrafficService({
@@ -282,7 +308,8 @@ interface RuntimeLog {
 type ProcessConfig = Pick<
   Config,
   'databaseUrl' | 'runTimeoutSeconds' | 'workerDeadAfterSeconds' | 'workerConcurrency'
->;
+> &
+  Partial<Pick<Config, 'metricsEnabled'>>;
 
 /**
  * The queue for the store: pg-boss on PostgreSQL, the embedded table queue on SQLite; and the
@@ -316,10 +343,17 @@ export async function createRuntime(
     liveness: { deadAfterMs, heartbeatMs: Math.max(500, Math.floor(deadAfterMs / 4)) },
   });
   const scripts = new LazyScriptSandbox();
+  // prom-client is loaded only by a process that counts.
+  let metrics: Metrics | undefined;
+  if (config.metricsEnabled) {
+    const { Metrics } = await import('./observability/metrics.js');
+    metrics = new Metrics({ queueStats: () => queue.stats() });
+  }
   return {
     queue,
     scripts,
     registry,
+    ...(metrics && { metrics }),
     async close() {
       await scripts.close();
       await closeQueue();
@@ -380,6 +414,8 @@ export interface Server {
   worker: Worker | null;
   scheduler: Scheduler | null;
   reaper: RunReaper;
+  /** The /metrics listener of METRICS_PORT, when it has one (else /metrics is on the API origin). */
+  metricsListener: MetricsListener | null;
   /** Stops the in-process worker and withdraws its announcement (the API keeps serving). */
   stopWorker(): Promise<void>;
   /** Stops the scheduler, the worker, the sandbox, the queue and the API; the store stays open. */
@@ -427,9 +463,16 @@ export async function createServer(
   const scheduler =
     options.scheduler === false
       ? null
-      : new Scheduler({ store, launcher: services.launcher, timeScale: config.scheduleTimeScale, log });
+      : new Scheduler({
+          store,
+          launcher: services.launcher,
+          timeScale: config.scheduleTimeScale,
+          log,
+          ...(runtime.metrics && { metrics: runtime.metrics }),
+        });
   scheduler?.start();
   const reaper = startReaper(store, services, runtime, config, log);
+  const metricsListener = await metricsListenerOf(runtime, config, config.metricsPort);
   // Message retention through the queue: shortly after start, then every hour.
   const queueRetention = () =>
     void store
@@ -452,6 +495,7 @@ export async function createServer(
     await scheduler?.stop();
     await reaper.stop();
     await stopWorker();
+    await metricsListener?.close();
     await app.app.close();
     await app.traffic.close();
     await services.notifications.close();
@@ -466,6 +510,7 @@ export async function createServer(
     worker,
     scheduler,
     reaper,
+    metricsListener,
     stopWorker,
     stop,
     async close() {
@@ -473,6 +518,19 @@ export async function createServer(
       await store.close();
     },
   };
+}
+
+/** The listener of `port` serving this process's metrics; null when metrics are off or the port is 0. */
+async function metricsListenerOf(
+  runtime: Runtime,
+  config: Pick<Config, 'metricsToken' | 'host'>,
+  port: number,
+): Promise<MetricsListener | null> {
+  if (!runtime.metrics || port === 0) return null;
+  return listenForMetrics(
+    { metrics: runtime.metrics, token: config.metricsToken },
+    { port, host: config.host },
+  );
 }
 
 /** Builds the API with the service's logger; `wire` makes the runtime and services with that logger. */
@@ -506,6 +564,9 @@ async function buildLoggedApp(
     checkTimeoutMs: config.checkTimeoutMs,
     apiCompat: config.apiCompat,
     sessions: new SessionService({ store, secureCookies: config.publicUrl.startsWith('https:') }),
+    ...(runtime.metrics && {
+      metrics: { metrics: runtime.metrics, token: config.metricsToken, route: config.metricsPort === 0 },
+    }),
     signup: config.signup,
     ...(dashboardDir !== undefined && { dashboardDir }),
   };
@@ -531,6 +592,8 @@ export interface WorkerProcess {
   worker: Worker;
   reaper: RunReaper;
   store: Store;
+  /** Serves this worker's metrics when a metrics port was given. */
+  metricsListener: MetricsListener | null;
   close(): Promise<void>;
 }
 
@@ -546,11 +609,19 @@ export async function createWorkerProcess(
       error(obj: object, msg: string): void;
     };
     store?: Store;
+    /** `--metrics-port` or METRICS_PORT: a listener for this worker's metrics; 0 or absent: none. */
+    metricsPort?: number;
   },
 ): Promise<WorkerProcess> {
   const store = options.store ?? openStore(config);
   await store.migrate();
-  const runtime = await createRuntime(store, config, options.log);
+  const metricsPort = options.metricsPort ?? 0;
+  // A worker has no API origin: it counts only when it has a listener to serve the counts.
+  const runtime = await createRuntime(
+    store,
+    { ...config, metricsEnabled: config.metricsEnabled && metricsPort !== 0 },
+    options.log,
+  );
   const services = createServices(store, config, runtime);
   const worker = createWorker(services, runtime, {
     concurrency: options.concurrency,
@@ -569,11 +640,14 @@ export async function createWorkerProcess(
   );
   // Workers reap too, so that runs end even while no serve process is up.
   const reaper = startReaper(store, services, runtime, config, options.log);
+  const metricsListener = await metricsListenerOf(runtime, config, metricsPort);
   return {
     worker,
     reaper,
     store,
+    metricsListener,
     async close() {
+      await metricsListener?.close();
       await reaper.stop();
       await worker.stop();
       await withdraw();

@@ -28,6 +28,7 @@ import { notificationRoutes } from './notifications/routes.js';
 import { publicRoutes } from './health/routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerJsonBody } from './plugins/body.js';
+import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerStorageGuard } from './plugins/storage.js';
 import { registerPermissions } from './plugins/permissions.js';
@@ -36,11 +37,14 @@ import { messageRoutes } from './messages/routes.js';
 import { publicMessageRoutes } from './public/routes.js';
 import { regionRoutes } from './regions/routes.js';
 import { runRoutes } from './runs/routes.js';
+import { maintenanceRoutes } from './maintenance/routes.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { ErrorEnvelope } from './shared/envelope.js';
+import { statusPageRoutes } from './status/routes.js';
 import { stepRoutes } from './steps/routes.js';
 import { teamRoutes } from './teams/routes.js';
 import { testRoutes } from './tests/routes.js';
+import { importRoutes } from './imports/routes.js';
 import { trafficRoutes } from './traffic/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
 import { viewRoutes } from './views/routes.js';
@@ -215,6 +219,7 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   });
 
   registerErrorHandling(app, moreInfo);
+  if (ctx.metrics) registerRequestMetrics(app, ctx.metrics.metrics);
   // No answer of the service is to be sniffed into another type or framed by another site.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -264,13 +269,16 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   });
   // The docs UI's own routes are public.
   await app.register(publicRoutes(ctx));
+  if (ctx.metrics?.route) registerMetricsRoute(app, ctx.metrics);
   await app.register(accountRoutes(ctx));
   await app.register(applicationRoutes(ctx));
   await app.register(bucketRoutes(ctx));
   await app.register(testRoutes(ctx));
+  await app.register(importRoutes(ctx));
   await app.register(stepRoutes(ctx));
   await app.register(environmentRoutes(ctx));
   await app.register(scheduleRoutes(ctx));
+  await app.register(maintenanceRoutes(ctx));
   await app.register(runRoutes(ctx));
   await app.register(notificationRoutes(ctx));
   await app.register(integrationRoutes(ctx));
@@ -284,6 +292,7 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   await app.register(agentRoutes(ctx));
   await app.register(agentProtocolRoutes(ctx));
   await app.register(publicMessageRoutes(ctx));
+  await app.register(statusPageRoutes(ctx));
   await app.register(webRoutes(ctx));
   await app.register(oauthRoutes(ctx, { current: (request) => ctx.sessions.current(request), checkCsrf }));
   await app.register(dashboardRoutes(ctx));

@@ -1,5 +1,6 @@
 import type { ApiCompat } from '../config/config.js';
 import type { SessionService } from '../auth/sessions.js';
+import type { MetricsEndpoint } from '../observability/scrape.js';
 import type { Services } from '../services/index.js';
 
 /** What the health check reports of storage. */
@@ -43,4 +44,9 @@ export interface ApiContext {
   apiCompat: ApiCompat;
   /** The built dashboard (default: the package's `dist/dashboard/`); tests point it elsewhere. */
   dashboardDir?: string;
+  /**
+   * Prometheus metrics: requests are counted on both origins; `route` serves GET /metrics on the
+   * API origin (false when METRICS_PORT gives it a listener of its own). Absent: metrics are off.
+   */
+  metrics?: MetricsEndpoint & { route: boolean };
 }

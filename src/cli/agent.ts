@@ -16,9 +16,11 @@ import {
   type SubtestPort,
 } from '../runner/engine.js';
 import type { EgressPolicy } from '../net/egress.js';
+import type { Metrics } from '../observability/metrics.js';
+import { listenForMetrics, type MetricsListener } from '../observability/scrape.js';
 import { LazyScriptSandbox } from '../runner/lazy-sandbox.js';
 
-export const AGENT_USAGE = `Usage: vigil agent --url PUBLIC_URL --token AGENT_TOKEN [--concurrency N]
+export const AGENT_USAGE = `Usage: vigil agent --url PUBLIC_URL --token AGENT_TOKEN [--concurrency N] [--metrics-port N]
 
 Runs the tests whose environment picks this agent (remote_agents), here, and reports their results
 to the Vigil server at PUBLIC_URL. Register the agent first (POST /teams/<team_id>/agents) to get
@@ -28,6 +30,8 @@ Options:
   --url URL           the server's PUBLIC_URL
   --token TOKEN       the agent token (or set VIGIL_AGENT_TOKEN, which keeps it out of ps)
   --concurrency N     runs executed at the same time (1–100, default 1)
+  --metrics-port N    serve the agent's Prometheus metrics at http://HOST:N/metrics (default
+                      METRICS_PORT; 0 or unset: none); METRICS_TOKEN, when set, guards them
   -h, --help          this help
 
 EGRESS_POLICY=public-only refuses requests to loopback, private and link-local addresses.
@@ -48,10 +52,12 @@ export interface AgentOptions {
   egress: EgressPolicy;
   /** One line per state change; never the token. */
   log: (line: string) => void;
+  /** Where the agent serves its metrics (`--metrics-port`, METRICS_PORT); absent: it does not count. */
+  metrics?: { port: number; host: string; token: string | undefined };
 }
 
 interface ClaimedRun {
-  run: { id: string; test_id: string; environment_name: string; agent: string | null };
+  run: { id: string; test_id: string; environment_name: string; agent: string | null; source?: string };
   definition: RunDefinition;
   /** How often the server wants to hear from a busy agent (a quarter of its WORKER_DEAD_AFTER). */
   heartbeat_seconds?: number;
@@ -110,6 +116,7 @@ function parseOptions(
       url: { type: 'string' },
       token: { type: 'string' },
       concurrency: { type: 'string' },
+      'metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -139,7 +146,22 @@ function parseOptions(
   if (url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
     log(`warning: ${url.origin} is plain http; the agent token and results travel unencrypted`);
   }
-  return { url: url.href.replace(/\/+$/, ''), token, concurrency, egress, log };
+  const metricsPort = values['metrics-port'] ?? env.METRICS_PORT ?? '0';
+  if (!/^\d+$/.test(metricsPort) || Number(metricsPort) > 65535)
+    throw new Error(`--metrics-port must be a port number from 0 to 65535, got "${metricsPort}"`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken))
+    throw new Error('METRICS_TOKEN must be 16 to 512 printable characters without spaces');
+  return {
+    url: url.href.replace(/\/+$/, ''),
+    token,
+    concurrency,
+    egress,
+    log,
+    ...(Number(metricsPort) !== 0 && {
+      metrics: { port: Number(metricsPort), host: env.HOST || '127.0.0.1', token: metricsToken },
+    }),
+  };
 }
 
 /** Runs until `signal` aborts (0) or the server refuses the token (1). */
@@ -153,6 +175,18 @@ export async function runAgent(options: AgentOptions, signal: AbortSignal): Prom
   options.log(
     `agent ${VERSION} for ${options.url}, ${options.concurrency} run(s) at a time, EGRESS_POLICY=${options.egress}`,
   );
+  // prom-client is loaded only when the agent serves metrics.
+  let metrics: Metrics | null = null;
+  let metricsListener: MetricsListener | null = null;
+  if (options.metrics) {
+    const { Metrics } = await import('../observability/metrics.js');
+    metrics = new Metrics();
+    metricsListener = await listenForMetrics(
+      { metrics, token: options.metrics.token },
+      { port: options.metrics.port, host: options.metrics.host },
+    );
+    options.log(`metrics on http://${options.metrics.host}:${metricsListener.port}/metrics`);
+  }
 
   const slot = async () => {
     let backoff: number = BACKOFF.firstMs;
@@ -215,6 +249,7 @@ export async function runAgent(options: AgentOptions, signal: AbortSignal): Prom
         options.log(`run ${run.id}: given back to the server`);
         return;
       }
+      metrics?.runFinished(outcome.result, run.source ?? 'unknown', outcome.finished_at - outcome.started_at);
       await deliver(run.id, outcome);
     } catch (error) {
       options.log(`run ${run.id}: could not be run here (${reason(error)}); giving it back`);
@@ -253,6 +288,7 @@ export async function runAgent(options: AgentOptions, signal: AbortSignal): Prom
     await Promise.all(Array.from({ length: options.concurrency }, slot));
   } finally {
     await scripts.close();
+    await metricsListener?.close();
   }
   options.log('stopped');
   return refused.signal.aborted ? 1 : 0;

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/config.js';
 import { agent } from './agent.js';
 import { bootstrap } from './bootstrap.js';
+import { importCommand } from './import.js';
 import { migrate } from './migrate.js';
 import { run } from './run.js';
 import { serve } from './serve.js';
@@ -20,6 +21,9 @@ Commands:
                         DATABASE_URL (it names the store it wrote to)
   migrate               bring the store's schema up to date
   run [options] FILE…   run exported test files here, without a server (vigil run --help)
+  import FILE --bucket KEY [--format F] [--environment ENVFILE] [--split S] [--dry-run]
+                        create tests on a running server from a Postman collection, an
+                        OpenAPI/Swagger document, curl lines or a HAR file (vigil import --help)
   agent --url U --token T [--concurrency N]
                         a remote agent: runs the tests meant for it, reports to the server
                         at U over HTTP(S); needs no store (vigil agent --help)
@@ -58,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
       return migrate(config);
     case 'run':
       return run(rest, config.egressPolicy);
+    case 'import':
+      return importCommand(rest, { publicUrl: config.publicUrl });
     default:
       process.stderr.write(`vigil: unknown command "${command}"\n\n${USAGE}`);
       return 2;

@@ -16,6 +16,7 @@ import {
   resolveSettings,
   type StoredSettings,
 } from '../domain/environments.js';
+import { type DataRow, dataFormatOf, DataRowsError, parseDataRows } from '../domain/data-rows.js';
 import { AppError } from '../domain/errors.js';
 import { normalizeStep, type Step, StepInput } from '../domain/steps.js';
 import { createEngine, type RunDefinition, type RunEvents, type SubtestPort } from '../runner/engine.js';
@@ -24,8 +25,17 @@ import { LazyScriptSandbox } from '../runner/lazy-sandbox.js';
 import { assertValid } from '../services/validation.js';
 import { createCliReporter } from './reporters/cli.js';
 import { createJsonReporter } from './reporters/json.js';
+import { createHtmlReporter } from './reporters/html.js';
 import { createJunitReporter } from './reporters/junit.js';
-import { type Reporter, type ReporterName, REPORTERS, type TestRun } from './reporters/reporter.js';
+import {
+  DEFAULT_REPORT_FILES,
+  type DocumentReporterName,
+  type Reporter,
+  type ReporterName,
+  REPORTERS,
+  runLabel,
+  type TestRun,
+} from './reporters/reporter.js';
 
 export const RUN_USAGE = `Usage: vigil run [options] FILE…
 
@@ -37,9 +47,17 @@ Options:
                             verify_ssl, …) laid over the test's environment, which it inherits from
   --environment NAME_OR_ID  the environment of the file to use (default: the test's default one)
   --var NAME=VALUE          a variable over the environment's (repeatable)
-  --reporter cli|json|junit report format (default cli)
-  --output FILE             write the json or junit report to FILE instead of stdout
-                            (progress is then printed on stdout)
+  --reporter NAME[,NAME…]   cli, json, junit, html (default cli; repeatable). cli prints progress
+                            on stdout; each other reporter writes one document: to stdout when it is
+                            the only reporter, else to its file (vigil-report.json, vigil-report.xml,
+                            vigil-report.html by default). html always writes a file
+  --reporter-json-output FILE, --reporter-junit-output FILE, --reporter-html-output FILE
+                            where that reporter writes (progress is then printed on stdout)
+  --output FILE             the file of the one json, junit or html reporter chosen
+  --data FILE               run each test once per row of FILE (.csv with a header row, or .json:
+                            an array of flat objects); the row's columns are initial variables,
+                            over --var and the environment's
+  --parallel N              with --data, run up to N rows at a time (default 1)
   --timeout SECONDS         time limit of each request (default 60)
   --bail                    stop after the first test that fails
   -h, --help                this help
@@ -108,11 +126,20 @@ interface RunOptions {
   envFile: string | undefined;
   environment: string | undefined;
   variables: Record<string, string>;
-  reporter: ReporterName;
-  output: string | undefined;
+  /** Progress on stdout. */
+  progress: boolean;
+  /** Each document reporter chosen, and its file (null: stdout). */
+  documents: { name: DocumentReporterName; file: string | null }[];
+  dataFile: string | undefined;
+  parallel: number;
   timeoutMs: number;
   bail: boolean;
 }
+
+/** Rows a data file may hold. */
+export const DATA_ROW_LIMIT = 10_000;
+/** Rows run at a time at most under --parallel. */
+export const PARALLEL_LIMIT = 64;
 
 /** A usage or file error: the message is printed and the exit code is 2. */
 class RunError extends Error {}
@@ -156,38 +183,48 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
   const { options } = plan;
 
-  const progress =
-    options.reporter === 'cli' || options.output !== undefined
-      ? createCliReporter({
-          write: (text) => io.stdout.write(text),
-          color: io.stdout.isTTY === true && !env.NO_COLOR,
-        })
-      : null;
-  const reporters: Reporter[] = [
-    ...(progress ? [progress] : []),
-    ...(options.reporter === 'json' ? [createJsonReporter()] : []),
-    ...(options.reporter === 'junit' ? [createJunitReporter()] : []),
-  ];
+  const progress = options.progress
+    ? createCliReporter({
+        write: (text) => io.stdout.write(text),
+        color: io.stdout.isTTY === true && !env.NO_COLOR,
+        live: options.parallel === 1,
+      })
+    : null;
+  const documents = options.documents.map(({ name, file }) => ({ file, reporter: documentReporter(name) }));
+  const reporters: Reporter[] = [...(progress ? [progress] : []), ...documents.map((d) => d.reporter)];
   const runs = await runAll(plan, reporters, io.signal);
 
   const passed = runs.filter((r) => r.outcome.result === 'pass').length;
-  const totals = { passed, failed: runs.length - passed, not_run: plan.tests.length - runs.length };
+  const planned = plan.tests.length * (plan.rows?.length ?? 1);
+  const totals = { passed, failed: runs.length - passed, not_run: planned - runs.length };
   let exitCode = totals.failed > 0 || totals.not_run > 0 ? 1 : 0;
-  for (const reporter of reporters) {
+  progress?.end(runs, totals);
+  for (const { reporter, file } of documents) {
     const document = reporter.end(runs, totals);
     if (document === null) continue;
-    if (options.output === undefined) {
+    if (file === null) {
       io.stdout.write(document);
       continue;
     }
     try {
-      await fs.writeFile(path.resolve(cwd, options.output), document);
+      await fs.writeFile(path.resolve(cwd, file), document);
     } catch (error) {
-      io.stderr.write(`vigil run: cannot write ${options.output}: ${reason(error)}\n`);
+      io.stderr.write(`vigil run: cannot write ${file}: ${reason(error)}\n`);
       exitCode = 2;
     }
   }
   return exitCode;
+}
+
+function documentReporter(name: DocumentReporterName): Reporter {
+  switch (name) {
+    case 'json':
+      return createJsonReporter();
+    case 'junit':
+      return createJunitReporter();
+    case 'html':
+      return createHtmlReporter();
+  }
 }
 
 /** Everything checked before the first test runs: options, files, the environment overlay. */
@@ -195,6 +232,8 @@ interface Plan {
   options: RunOptions;
   tests: LoadedTest[];
   overlay: Overlay | null;
+  /** The rows of --data, or null: each test then runs once. */
+  rows: DataRow[] | null;
   egress: EgressPolicy;
 }
 
@@ -218,12 +257,28 @@ async function prepare(
   if (options.environment !== undefined) {
     for (const test of tests) pickEnvironment(test, options.environment);
   }
-  return { options, tests, overlay, egress };
+  const rows = options.dataFile === undefined ? null : await loadRows(options.dataFile, cwd);
+  return { options, tests, overlay, rows, egress };
 }
 
-/** Runs the tests one after the other; under `--bail` it stops after the first that fails. */
+async function loadRows(file: string, cwd: string): Promise<DataRow[]> {
+  const format = dataFormatOf(file);
+  if (format === null) throw new RunError(`--data ${file}: the file name must end in .csv or .json`);
+  const text = await readText(file, cwd);
+  try {
+    return parseDataRows(text, format, { maxRows: DATA_ROW_LIMIT });
+  } catch (error) {
+    if (error instanceof DataRowsError) throw new RunError(`${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Runs the tests one after the other (each once per data row), up to `--parallel` at a time; under
+ * `--bail` nothing new starts after a run fails. The runs come back in the order of the plan.
+ */
 async function runAll(plan: Plan, reporters: readonly Reporter[], signal?: AbortSignal): Promise<TestRun[]> {
-  const { options, tests, overlay } = plan;
+  const { options, tests, overlay, rows } = plan;
   const scripts = new LazyScriptSandbox();
   const engine = createEngine({
     scripts,
@@ -231,33 +286,46 @@ async function runAll(plan: Plan, reporters: readonly Reporter[], signal?: Abort
     subtests: subtestPort(tests),
     limits: { requestTimeoutMs: options.timeoutMs },
   });
-  const events: RunEvents = {
-    runStarted: (event) => reporters.forEach((r) => r.events.runStarted?.(event)),
-    stepStarted: (event) => reporters.forEach((r) => r.events.stepStarted?.(event)),
-    stepFinished: (event) => reporters.forEach((r) => r.events.stepFinished?.(event)),
-  };
-  const runs: TestRun[] = [];
-  try {
-    for (const test of tests) {
-      if (signal?.aborted) break;
+  const planned = tests.flatMap((test): { test: LoadedTest; row: number | null; values: DataRow }[] =>
+    rows === null
+      ? [{ test, row: null, values: {} }]
+      : rows.map((values, index) => ({ test, row: index + 1, values })),
+  );
+  const runs: (TestRun | undefined)[] = [];
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < planned.length && !signal?.aborted && !(failed && options.bail)) {
+      const index = next++;
+      const { test, row, values } = planned[index]!;
+      const label = runLabel({ test_name: test.name, row });
+      const events: RunEvents = {
+        runStarted: (event) => reporters.forEach((r) => r.events.runStarted?.(event, label)),
+        stepStarted: (event) => reporters.forEach((r) => r.events.stepStarted?.(event)),
+        stepFinished: (event) => reporters.forEach((r) => r.events.stepFinished?.(event)),
+      };
       const chosen = pickEnvironment(test, options.environment ?? test.defaultEnvironmentId);
-      const definition = definitionOf(test, chosen, overlay, options.variables);
+      const definition = definitionOf(test, chosen, overlay, { ...options.variables, ...values });
       const outcome = await engine.run(definition, { signal, events });
       const testRun: TestRun = {
         file: test.file,
         test_id: test.id,
         test_name: test.name,
         environment_name: definition.environment.name,
+        row,
         outcome,
       };
-      runs.push(testRun);
+      runs[index] = testRun;
       reporters.forEach((r) => r.runFinished(testRun));
-      if (outcome.result !== 'pass' && options.bail) break;
+      if (outcome.result !== 'pass') failed = true;
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.parallel, planned.length) }, worker));
   } finally {
     await scripts.close();
   }
-  return runs;
+  return runs.filter((r): r is TestRun => r !== undefined);
 }
 
 function parseOptions(argv: string[]): RunOptions | 'help' {
@@ -271,8 +339,13 @@ function parseOptions(argv: string[]): RunOptions | 'help' {
         env: { type: 'string' },
         environment: { type: 'string' },
         var: { type: 'string', multiple: true },
-        reporter: { type: 'string' },
+        reporter: { type: 'string', multiple: true },
         output: { type: 'string' },
+        'reporter-json-output': { type: 'string' },
+        'reporter-junit-output': { type: 'string' },
+        'reporter-html-output': { type: 'string' },
+        data: { type: 'string' },
+        parallel: { type: 'string' },
         timeout: { type: 'string' },
         bail: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -285,12 +358,18 @@ function parseOptions(argv: string[]): RunOptions | 'help' {
   if (values.help) return 'help';
   if (positionals.length === 0) throw new RunError(`no test file given\n\n${RUN_USAGE}`);
 
-  const reporter = values.reporter ?? 'cli';
-  if (!isReporter(reporter)) {
-    throw new RunError(`--reporter must be one of ${REPORTERS.join(', ')}, got "${reporter}"`);
-  }
-  if (values.output !== undefined && reporter === 'cli') {
-    throw new RunError('--output needs --reporter json or junit (the cli reporter prints to stdout)');
+  const { progress, documents } = reportersOf(values);
+
+  let parallel = 1;
+  if (values.parallel !== undefined) {
+    parallel = Number(values.parallel);
+    if (!/^\d+$/.test(values.parallel) || parallel < 1 || parallel > PARALLEL_LIMIT) {
+      throw new RunError(
+        `--parallel must be a whole number from 1 to ${PARALLEL_LIMIT}, got "${values.parallel}"`,
+      );
+    }
+    if (values.data === undefined)
+      throw new RunError('--parallel needs --data (rows are what run in parallel)');
   }
 
   const variables: Record<string, string> = {};
@@ -322,11 +401,63 @@ function parseOptions(argv: string[]): RunOptions | 'help' {
     envFile: values.env,
     environment: values.environment,
     variables,
-    reporter,
-    output: values.output,
+    progress,
+    documents,
+    dataFile: values.data,
+    parallel,
     timeoutMs,
     bail: values.bail ?? false,
   };
+}
+
+/**
+ * The reporters of `--reporter` (repeatable, comma-separated) and where each writes: a document
+ * reporter named alone writes to stdout (json, junit), unless a file is named for it; otherwise to
+ * its file. Progress is printed when `cli` is named, or when no document takes stdout.
+ */
+function reportersOf(values: {
+  reporter?: string[] | undefined;
+  output?: string | undefined;
+  'reporter-json-output'?: string | undefined;
+  'reporter-junit-output'?: string | undefined;
+  'reporter-html-output'?: string | undefined;
+}): Pick<RunOptions, 'progress' | 'documents'> {
+  const names: ReporterName[] = [];
+  for (const name of (values.reporter ?? ['cli']).flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    if (!isReporter(name)) {
+      throw new RunError(`--reporter must be one of ${REPORTERS.join(', ')}, got "${name}"`);
+    }
+    if (!names.includes(name)) names.push(name);
+  }
+  const chosen = names.filter((n): n is DocumentReporterName => n !== 'cli');
+  const files: Record<DocumentReporterName, string | undefined> = {
+    json: values['reporter-json-output'],
+    junit: values['reporter-junit-output'],
+    html: values['reporter-html-output'],
+  };
+  for (const name of Object.keys(files) as DocumentReporterName[]) {
+    if (files[name] !== undefined && !chosen.includes(name)) {
+      throw new RunError(`--reporter-${name}-output needs --reporter ${name}`);
+    }
+  }
+  if (values.output !== undefined) {
+    if (chosen.length !== 1) {
+      throw new RunError(
+        chosen.length === 0
+          ? '--output needs --reporter json, junit or html (the cli reporter prints to stdout)'
+          : `--output names one file for ${chosen.join(', ')}: use --reporter-<name>-output for each`,
+      );
+    }
+    const only = chosen[0]!;
+    if (files[only] !== undefined) throw new RunError(`give --output or --reporter-${only}-output, not both`);
+    files[only] = values.output;
+  }
+  const alone = names.length === 1 && chosen.length === 1 && chosen[0] !== 'html';
+  const documents = chosen.map((name) => ({
+    name,
+    file: files[name] ?? (alone ? null : DEFAULT_REPORT_FILES[name]),
+  }));
+  return { progress: names.includes('cli') || documents.every((d) => d.file !== null), documents };
 }
 
 function isReporter(name: string): name is ReporterName {
@@ -341,13 +472,16 @@ function egressPolicy(value: string | undefined): EgressPolicy {
   return policy;
 }
 
-async function readJson(file: string, cwd: string): Promise<unknown> {
-  let text: string;
+async function readText(file: string, cwd: string): Promise<string> {
   try {
-    text = await fs.readFile(path.resolve(cwd, file), 'utf8');
+    return await fs.readFile(path.resolve(cwd, file), 'utf8');
   } catch (error) {
     throw new RunError(`${file}: cannot read the file: ${reason(error)}`);
   }
+}
+
+async function readJson(file: string, cwd: string): Promise<unknown> {
+  const text = await readText(file, cwd);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

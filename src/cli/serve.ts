@@ -56,6 +56,11 @@ export async function serve(config: Config, args: string[] = []): Promise<number
       trafficUrl: config.trafficPublicUrl,
       worker: flags.worker ? (config.workerRegions ?? ['*']) : null,
       scheduler: flags.scheduler,
+      metrics: !server.runtime.metrics
+        ? null
+        : server.metricsListener
+          ? `http://${config.host}:${server.metricsListener.port}/metrics`
+          : `${config.publicUrl}/metrics`,
     },
     `Vigil serving on ${config.publicUrl}, traffic on ${config.trafficPublicUrl} (${server.store.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}, Node ${process.version}, driver ${server.store.driver})`,
   );

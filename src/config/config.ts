@@ -76,6 +76,12 @@ export interface Config {
   minFreeDisk: number;
   /** `runscope` answers as the original service where it and the specification differ (docs/runscope-compat.md). */
   apiCompat: ApiCompat;
+  /** Whether the process serves Prometheus metrics (METRICS_ENABLED, on by default). */
+  metricsEnabled: boolean;
+  /** With it, a scrape must send `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken: string | undefined;
+  /** A port of its own for /metrics on HOST; 0 serves it on the API origin (METRICS_PORT). */
+  metricsPort: number;
 }
 
 export class ConfigError extends Error {}
@@ -174,6 +180,26 @@ function regionSetting(env: NodeJS.ProcessEnv): string {
     throw new ConfigError(`REGION must be lowercase letters, digits and dashes, got "${region}"`);
   }
   return region;
+}
+
+/** METRICS_ENABLED, METRICS_TOKEN and METRICS_PORT: where /metrics is served, and to whom. */
+function metricsSettings(
+  env: NodeJS.ProcessEnv,
+  ports: { port: number; trafficPort: number },
+): Pick<Config, 'metricsEnabled' | 'metricsToken' | 'metricsPort'> {
+  const enabled = (env.METRICS_ENABLED || 'true').toLowerCase();
+  if (enabled !== 'true' && enabled !== 'false') {
+    throw new ConfigError(`METRICS_ENABLED must be true or false, got "${env.METRICS_ENABLED}"`);
+  }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 512 printable characters without spaces');
+  }
+  const metricsPort = intSetting(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== 0 && (metricsPort === ports.port || metricsPort === ports.trafficPort)) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT and TRAFFIC_PORT, got ${metricsPort}`);
+  }
+  return { metricsEnabled: enabled === 'true', metricsToken, metricsPort };
 }
 
 /** Reads and validates the settings of DESIGN §1 from the environment. Throws ConfigError on bad values. */
@@ -295,5 +321,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds: intSetting(env, 'SHUTDOWN_GRACE', 30, 0, 3_600),
     minFreeDisk: sizeSetting(env, 'MIN_FREE_DISK', 100 * 1024 ** 2, 1024 ** 4),
     apiCompat,
+    ...metricsSettings(env, { port, trafficPort: traffic.trafficPort }),
   };
 }

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Auth, AuthSchema, normalizeAuth } from './auth.js';
+import { NotificationTemplate } from './notification-templates.js';
 import { dropNulls, OrNull, StringEnum, StringMap } from './schema.js';
 import { HeaderMapSchema } from './steps.js';
 import { NOTIFY_ON } from './vocabulary.js';
@@ -27,7 +28,24 @@ export const EmailsSchema = Type.Object({
     Type.Union([Type.Integer({ minimum: 0, maximum: 1000, description: '0 means not set' }), Type.Null()]),
   ),
   recipients: OrNull(Type.Array(Recipient, { maxItems: 100 })),
+  template: OrNull(NotificationTemplate),
 });
+
+/** Highest `alert_quorum`: as many as the regions an environment may list. */
+export const MAX_ALERT_QUORUM = 50;
+
+/**
+ * How often a request step that failed before any HTTP answer (connection refused or reset, DNS,
+ * TLS, timeout) is sent again, and how long to wait between two sends.
+ */
+export const RetryTransportErrorsSchema = Type.Object(
+  {
+    attempts: Type.Integer({ minimum: 0, maximum: 5, description: 'Sends after the first one' }),
+    backoff_ms: Type.Integer({ minimum: 0, maximum: 60_000, description: 'Wait between two sends' }),
+  },
+  { additionalProperties: false },
+);
+export type RetryTransportErrors = Static<typeof RetryTransportErrorsSchema>;
 
 /** The settings of an environment, every one optional: what an environment leaves out it inherits. */
 export const EnvironmentSettingsInput = Type.Object({
@@ -63,6 +81,14 @@ export const EnvironmentSettingsInput = Type.Object({
     ),
   ),
   retry_on_failure: Type.Optional(Type.Boolean()),
+  retry_transport_errors: OrNull(RetryTransportErrorsSchema),
+  alert_quorum: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_ALERT_QUORUM,
+      description: 'Failed regions of one scheduled round needed before its notifications go out',
+    }),
+  ),
   stop_on_failure: Type.Optional(Type.Boolean()),
   script: Type.Optional(Type.String({ maxLength: 100_000 })),
   verify_ssl: Type.Optional(Type.Boolean()),
@@ -90,6 +116,8 @@ export interface Emails {
   notify_on: NotifyOn;
   notify_threshold: number | null;
   recipients: { email: string; name: string; id: string }[];
+  /** The mail's own subject and body (docs/alerting.md); absent: the standard mail. */
+  template?: NotificationTemplate;
 }
 
 /** The complete settings of an environment, as the API shows them and a run uses them. */
@@ -102,6 +130,10 @@ export interface EnvironmentSettings {
   regions: string[];
   remote_agents: { name: string; uuid: string }[];
   retry_on_failure: boolean;
+  /** `null`: a request step that fails on the network is not sent again. */
+  retry_transport_errors: RetryTransportErrors | null;
+  /** 1: every run notifies on its own (see docs/alerting.md). */
+  alert_quorum: number;
   stop_on_failure: boolean;
   script: string;
   verify_ssl: boolean;
@@ -123,6 +155,8 @@ export const SETTING_KEYS = [
   'regions',
   'remote_agents',
   'retry_on_failure',
+  'retry_transport_errors',
+  'alert_quorum',
   'stop_on_failure',
   'script',
   'verify_ssl',
@@ -141,6 +175,8 @@ export const DEFAULT_SETTINGS: Readonly<EnvironmentSettings> = deepFreeze({
   regions: [],
   remote_agents: [],
   retry_on_failure: false,
+  retry_transport_errors: null,
+  alert_quorum: 1,
   stop_on_failure: false,
   script: '',
   verify_ssl: true,
@@ -177,6 +213,12 @@ export function normalizeSettings(body: EnvironmentSettingsInput): StoredSetting
         name: r.name ?? '',
         id: r.id ?? '',
       })),
+      ...(input.emails.template && {
+        template: {
+          ...(input.emails.template.subject !== undefined && { subject: input.emails.template.subject }),
+          body: input.emails.template.body,
+        },
+      }),
     };
   }
   if (input.initial_variables !== undefined) out.initial_variables = { ...input.initial_variables };
@@ -190,6 +232,11 @@ export function normalizeSettings(body: EnvironmentSettingsInput): StoredSetting
   if (input.remote_agents !== undefined) {
     out.remote_agents = input.remote_agents.map((a) => ({ name: a.name ?? '', uuid: a.uuid }));
   }
+  if (input.retry_transport_errors !== undefined) {
+    const { attempts, backoff_ms } = input.retry_transport_errors;
+    out.retry_transport_errors = { attempts, backoff_ms };
+  }
+  if (input.alert_quorum !== undefined) out.alert_quorum = input.alert_quorum;
   for (const key of [
     'preserve_cookies',
     'retry_on_failure',

@@ -4,6 +4,7 @@
  * the API schema and the docs; secrets in a configuration are never shown whole.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { BodyTemplate, NotificationTemplate, type TemplateFormat } from './notification-templates.js';
 import { NOTIFY_ON } from './vocabulary.js';
 
 export const INTEGRATION_TYPES = ['slack', 'pagerduty', 'webhook', 'partner-inspector'] as const;
@@ -98,7 +99,22 @@ const notifyProperties = {
   ),
 };
 
-const isNotifying = (type: IntegrationType): type is NotifyingType =>
+/** How each notifying type writes a template's values, and whether it takes a subject. */
+export const TEMPLATE_CHANNELS: { [T in NotifyingType]: { format: TemplateFormat; subject: boolean } } = {
+  slack: { format: 'slack', subject: false },
+  pagerduty: { format: 'text', subject: true },
+  webhook: { format: 'json', subject: false },
+};
+
+const templateProperty = (type: NotifyingType) => ({
+  template: Type.Optional(
+    Type.Union([TEMPLATE_CHANNELS[type].subject ? NotificationTemplate : BodyTemplate, Type.Null()], {
+      description: 'The message written from a template (docs/alerting.md); null: the standard message',
+    }),
+  ),
+});
+
+export const isNotifying = (type: IntegrationType): type is NotifyingType =>
   (NOTIFYING_TYPES as readonly IntegrationType[]).includes(type);
 
 /** The body of `POST /teams/<id>/integrations`: one branch per type, picked by `integration_type`. */
@@ -110,6 +126,7 @@ export const IntegrationInput = Type.Unsafe<
       config: IntegrationConfigs[T];
       notify_on?: IntegrationNotifyOn | null;
       notify_threshold?: number | null;
+      template?: NotificationTemplate | null;
     };
   }[IntegrationType]
 >({
@@ -122,7 +139,7 @@ export const IntegrationInput = Type.Unsafe<
         integration_type: Type.Literal(type),
         description: Type.Optional(Description),
         config: CONFIG_SCHEMAS[type],
-        ...(isNotifying(type) && notifyProperties),
+        ...(isNotifying(type) && { ...notifyProperties, ...templateProperty(type) }),
       },
       { additionalProperties: false },
     ),
@@ -132,7 +149,15 @@ export type IntegrationInput = Static<typeof IntegrationInput>;
 
 /** The body of `PUT /teams/<id>/integrations/<id>`: what may change after creation. */
 export const IntegrationPatch = Type.Object(
-  { description: Type.Optional(Description), ...notifyProperties },
+  {
+    description: Type.Optional(Description),
+    ...notifyProperties,
+    template: Type.Optional(
+      Type.Union([NotificationTemplate, Type.Null()], {
+        description: 'The message written from a template; null: the standard message',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type IntegrationPatch = Static<typeof IntegrationPatch>;
@@ -148,6 +173,7 @@ export type Integration = {
     created_at: number;
     notify_on: IntegrationNotifyOn | null;
     notify_threshold: number | null;
+    template: NotificationTemplate | null;
   };
 }[IntegrationType];
 

@@ -15,7 +15,8 @@ export const MEMBER_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) 
 
 /**
  * The permission a request needs, from its method and route pattern: reads need `view`; writes of
- * environments `manage_environments`; of tests, steps, schedules, runs and revisions `edit_tests`;
+ * environments `manage_environments`; of tests, steps, schedules, maintenance windows, runs and
+ * revisions `edit_tests`;
  * of a team's people, roles, invitations, integrations and agents `manage_team`; every other write in
  * a bucket (the bucket itself, messages, views, its signing secret) `manage_buckets`.
  */
@@ -23,6 +24,6 @@ export function permissionFor(method: string, route: string): Permission {
   if (method === 'GET' || method === 'HEAD') return 'view';
   if (route.startsWith('/teams/')) return 'manage_team';
   if (/\/environments(\/|$)/.test(route)) return 'manage_environments';
-  if (/^\/buckets\/:bucket_key\/(tests|radar)(\/|$)/.test(route)) return 'edit_tests';
+  if (/^\/buckets\/:bucket_key\/(tests|radar|maintenance_windows)(\/|$)/.test(route)) return 'edit_tests';
   return 'manage_buckets';
 }

@@ -109,6 +109,23 @@ export interface StepResult {
   response: ReceivedResponse | null;
   /** The child run of a subtest step. */
   subtest_run_id?: string | null;
+  /**
+   * Every send of a request step whose environment resends after transport errors, first to last;
+   * the step's own fields describe the last one.
+   */
+  attempts?: StepAttempt[];
+}
+
+/** One send of a request step. */
+export interface StepAttempt {
+  /** Float seconds. */
+  started_at: number;
+  finished_at: number;
+  /** The transport error, or null when an HTTP answer came back. */
+  error: string | null;
+  response_status_code: number | null;
+  response_time_ms: number | null;
+  timings: Timings | null;
 }
 
 export interface RunCounters {

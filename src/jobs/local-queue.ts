@@ -10,7 +10,7 @@ import {
   type JobPayloads,
   retryDelaySeconds,
 } from './jobs.js';
-import { AGENT_REGION_PREFIX, type JobQueue } from './queue.js';
+import { AGENT_REGION_PREFIX, type JobQueue, type QueueStats } from './queue.js';
 
 function claimed(row: JobRow): ClaimedJob {
   return {
@@ -145,6 +145,16 @@ export class LocalJobQueue implements JobQueue {
       }
       return given_up;
     });
+  }
+
+  async stats(): Promise<QueueStats[]> {
+    const now = nowFloat();
+    const rows = await jobsRepo.waitingByName(this.store.db, now);
+    return rows.map((row) => ({
+      job: row.name as JobName,
+      waiting: row.waiting,
+      oldestWaitingSeconds: Math.max(0, now - row.oldest),
+    }));
   }
 
   notify(): void {

@@ -4,7 +4,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Executor } from '../store/store.js';
 import { type ClaimedJob, JOB_NAMES, type JobName, type JobOptions, type JobPayloads } from './jobs.js';
-import { AGENT_REGION_PREFIX, type JobQueue } from './queue.js';
+import { AGENT_REGION_PREFIX, type JobQueue, type QueueStats } from './queue.js';
 
 /** The channel on which enqueuers wake the workers of every process. */
 const CHANNEL = 'vigil_jobs';
@@ -173,6 +173,32 @@ export class PgBossJobQueue implements JobQueue {
   /** pg-boss's supervisor expires jobs whose worker went away (and retries them when they may). */
   async reclaimExpired(): Promise<ClaimedJob[]> {
     return [];
+  }
+
+  /**
+   * Jobs pg-boss holds as created or retrying and due now, grouped by queue in one query, then
+   * summed per job name (the region part of a queue's name is left out: agents' queues are many).
+   */
+  async stats(): Promise<QueueStats[]> {
+    const schema = this.options.schema ?? 'pgboss';
+    const result = (await this.boss.getDb().executeSql(
+      `select name, count(*)::int as waiting,
+              coalesce(extract(epoch from now() - min(start_after)), 0)::float8 as oldest
+         from ${schema}.job
+        where state < 'active' and start_after <= now()
+        group by name`,
+      [],
+    )) as { rows: { name: string; waiting: number; oldest: number }[] };
+    const byJob = new Map<JobName, QueueStats>();
+    for (const row of result.rows) {
+      const parsed = parseQueueName(row.name);
+      if (!parsed) continue;
+      const entry = byJob.get(parsed.name) ?? { job: parsed.name, waiting: 0, oldestWaitingSeconds: 0 };
+      entry.waiting += Number(row.waiting);
+      entry.oldestWaitingSeconds = Math.max(entry.oldestWaitingSeconds, Number(row.oldest));
+      byJob.set(parsed.name, entry);
+    }
+    return [...byJob.values()];
   }
 
   notify(): void {

@@ -4,6 +4,14 @@ import type { ClaimedJob, JobName, JobOptions, JobPayloads } from './jobs.js';
 /** Queue regions of this prefix belong to one remote agent each; "every region" leaves them out. */
 export const AGENT_REGION_PREFIX = 'agent-';
 
+/** Per job name: how many jobs are due and not yet taken, and how long the oldest has waited. */
+export interface QueueStats {
+  job: JobName;
+  waiting: number;
+  /** Seconds since the oldest waiting job became due; 0 when none waits. */
+  oldestWaitingSeconds: number;
+}
+
 /**
  * The job queue port. `enqueue` takes the caller's transaction, so a job exists exactly when the
  * rows it refers to do. A claimed job is leased to one worker; a worker that stops renewing its
@@ -45,6 +53,8 @@ export interface JobQueue {
    * attempt left, removed and returned so that its owner can record the outcome.
    */
   reclaimExpired(): Promise<ClaimedJob[]>;
+  /** The waiting jobs by name, for metrics: one grouped read, kept cheap enough for every scrape. */
+  stats(): Promise<QueueStats[]>;
   /** Tells this process's workers that jobs may be ready (call after the enqueuing transaction commits). */
   notify(): void;
   onNotify(listener: () => void): () => void;

@@ -72,18 +72,40 @@ export type HttpFailureKind = (typeof HTTP_FAILURE_KINDS)[number];
 export class HttpFailure extends Error {
   readonly kind: HttpFailureKind;
   readonly timings: Timings;
+  /** A response status line had arrived before the exchange failed (body cut, bad encoding…). */
+  readonly answered: boolean;
 
   constructor(
     kind: HttpFailureKind,
     message: string,
     timings: Timings = { ...ZERO_TIMINGS },
     cause?: unknown,
+    answered = false,
   ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'HttpFailure';
     this.kind = kind;
     this.timings = timings;
+    this.answered = answered;
   }
+}
+
+/** Failures of the network on the way to an answer, as opposed to a request that cannot be sent. */
+const TRANSPORT_FAILURE_KINDS: ReadonlySet<HttpFailureKind> = new Set([
+  'dns',
+  'connect',
+  'tls',
+  'timeout',
+  'protocol',
+]);
+
+/**
+ * Whether sending the request again could succeed: the network failed (DNS, connection refused or
+ * reset, TLS, timeout) before any HTTP answer. A request that got a status line, a refused egress,
+ * an invalid URL or request, and an aborted run never count.
+ */
+export function isTransportFailure(failure: HttpFailure): boolean {
+  return !failure.answered && TRANSPORT_FAILURE_KINDS.has(failure.kind);
 }
 
 export interface HttpSessionOptions {
@@ -395,7 +417,9 @@ class Exchange {
         : this.#status === 0
           ? `no response within ${timeoutMs} ms`
           : `the response was not complete within ${timeoutMs} ms`;
-    this.#reject(new HttpFailure(kind, message, this.#timings(performance.now())));
+    this.#reject(
+      new HttpFailure(kind, message, this.#timings(performance.now()), undefined, this.#status !== 0),
+    );
   }
 
   #cutShort(): void {
@@ -432,7 +456,12 @@ class Exchange {
     if (this.#settled) return;
     this.#settled = true;
     this.#sink?.stop();
-    this.#reject(failure);
+    const answered = this.#status !== 0 && !failure.answered;
+    this.#reject(
+      answered
+        ? new HttpFailure(failure.kind, failure.message, failure.timings, failure.cause, true)
+        : failure,
+    );
   }
 
   /** Phases up to `now`; a phase still under way counts until `now`. */
@@ -561,7 +590,7 @@ class Session implements HttpSession {
         } catch (error) {
           if (!total || !(error instanceof HttpFailure)) throw error;
           addTimings(total, error.timings);
-          throw new HttpFailure(error.kind, error.message, total, error.cause);
+          throw new HttpFailure(error.kind, error.message, total, error.cause, error.answered);
         }
         if (total) addTimings(total, result.timings);
         this.#storeCookies(hop.url, result.headers);
@@ -584,7 +613,13 @@ class Session implements HttpSession {
           };
         }
         if (redirects === MAX_REDIRECTS) {
-          throw new HttpFailure('protocol', `more than ${MAX_REDIRECTS} redirects`, total ?? result.timings);
+          throw new HttpFailure(
+            'protocol',
+            `more than ${MAX_REDIRECTS} redirects`,
+            total ?? result.timings,
+            undefined,
+            true,
+          );
         }
         total ??= { ...result.timings };
         hop = redirectHop(hop, result.status, location);

@@ -23,6 +23,10 @@ function factLines(facts: RunFacts, failure: Failure | null): [string, string][]
     ['Region', run.region],
     ['Result', run.result],
   ];
+  if (facts.round) {
+    lines.push(['Failed regions', facts.round.failed_regions.join(', ') || 'none']);
+    lines.push(['Passed regions', facts.round.passed_regions.join(', ') || 'none']);
+  }
   if (failure?.step) {
     const { step } = failure;
     const where = [step.method, step.url].filter(Boolean).join(' ');
@@ -44,10 +48,16 @@ function factLines(facts: RunFacts, failure: Failure | null): [string, string][]
   return lines;
 }
 
+/** Where the headline says the run ran: its region, or the failed regions of a round. */
+const where = (facts: RunFacts) =>
+  facts.round && facts.round.failed_regions.length > 0
+    ? `failed in ${facts.round.failed_regions.join(', ')}`
+    : facts.run.region;
+
 const headline = (facts: RunFacts, recovered: boolean) =>
   recovered
-    ? `${facts.test.name} passes again (${facts.run.environment_name}, ${facts.run.region})`
-    : `${facts.test.name} ${facts.run.result === 'pass' ? 'passed' : 'failed'} (${facts.run.environment_name}, ${facts.run.region})`;
+    ? `${facts.test.name} passes again (${facts.run.environment_name}, ${facts.round ? 'every region' : facts.run.region})`
+    : `${facts.test.name} ${facts.run.result === 'pass' ? 'passed' : 'failed'} (${facts.run.environment_name}, ${where(facts)})`;
 
 /** The notification e-mail of one run. */
 export function runMail(facts: RunFacts, options: { recovered?: boolean } = {}): MailContent {
@@ -113,7 +123,8 @@ export function pagerDutyEvent(
   return {
     routing_key: options.routingKey,
     event_action: options.action,
-    dedup_key: `vigil-${test.id}-${run.environment_id}-${run.region}`,
+    // A round alerts for its regions together: one incident for the environment, not per region.
+    dedup_key: `vigil-${test.id}-${run.environment_id}-${facts.round ? 'round' : run.region}`,
     payload: {
       summary: headline(facts, options.action === 'resolve').slice(0, 1_024),
       source: 'vigil',

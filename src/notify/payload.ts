@@ -18,14 +18,29 @@ export interface RunFacts {
   test: Pick<TestRow, 'id' | 'name' | 'trigger_id'>;
   bucket: Pick<BucketRow, 'key' | 'name'>;
   publicUrl: string;
+  /** Set when an alert quorum decided the run's round: `run` is the round's first failed run. */
+  round?: RoundFacts;
 }
+
+/** A round of runs (one start fanned out to regions) as an alert quorum decided it. */
+export interface RoundFacts {
+  round_id: string;
+  quorum: number;
+  result: 'pass' | 'fail' | 'canceled';
+  /** Region labels (the agent's name for a remote agent), in the order the runs were created. */
+  failed_regions: string[];
+  passed_regions: string[];
+}
+
+/** Where a run ran, as rounds name it: the remote agent's name, else the region. */
+export const regionLabel = (run: Pick<TestRunRow, 'region' | 'agent'>): string => run.agent ?? run.region;
 
 const counts = (items: readonly { result: string }[]) => {
   const pass = items.filter((item) => item.result === 'pass').length;
   return { pass, fail: items.length - pass, total: items.length };
 };
 
-function summaryOf(run: TestRunRow): Required<StoredSummary> {
+export function summaryOf(run: TestRunRow): Required<StoredSummary> {
   const parsed = run.summary ? (JSON.parse(run.summary) as StoredSummary) : {};
   return {
     requests: parsed.requests ?? [],
@@ -73,6 +88,7 @@ export function runPayload(facts: RunFacts) {
       scripts: counts(step.scripts),
       variables: counts(step.variables),
     })),
+    ...(facts.round ? { round: facts.round } : {}),
   };
 }
 

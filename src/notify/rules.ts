@@ -93,3 +93,36 @@ export function integrationDecision(
   if (result === 'fail') return 'trigger';
   return decision.recovered || previous[0] === 'fail' ? 'resolve' : 'report';
 }
+
+/** A run of a round as the quorum rule reads it. */
+export interface RoundMember {
+  /** The region label (agent name for a remote agent). */
+  region: string;
+  result: string;
+}
+
+export type RoundDecision =
+  | { complete: false }
+  | {
+      complete: true;
+      /** fail: at least the quorum failed; else pass when a run passed, else canceled. */
+      result: 'pass' | 'fail' | 'canceled';
+      failed: string[];
+      passed: string[];
+    };
+
+/**
+ * The alert quorum of a round: the round is decided once all its runs finished, and it fails when
+ * at least `quorum` of them failed. A quorum above the round's size asks for every run to fail.
+ * Canceled runs count neither way.
+ */
+export function roundDecision(quorum: number, members: readonly RoundMember[]): RoundDecision {
+  if (members.some((m) => m.result !== 'pass' && m.result !== 'fail' && m.result !== 'canceled')) {
+    return { complete: false };
+  }
+  const failed = members.filter((m) => m.result === 'fail').map((m) => m.region);
+  const passed = members.filter((m) => m.result === 'pass').map((m) => m.region);
+  const needed = Math.max(1, Math.min(quorum, members.length));
+  const result = failed.length >= needed ? 'fail' : passed.length > 0 ? 'pass' : 'canceled';
+  return { complete: true, result, failed, passed };
+}

@@ -281,7 +281,7 @@ async function runEmbedded(parts: EngineParts, ctx: RunContext, step: EmbeddedSt
   try {
     switch (step.step_type) {
       case 'request':
-        return await runRequestStep(ctx, step);
+        return await runRequestStep(ctx, step, parts.sleep);
       case 'pause':
         return await runPauseStep(ctx, step, parts.sleep);
       case 'subtest':

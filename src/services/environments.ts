@@ -10,6 +10,7 @@ import {
 } from '../domain/environments.js';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.js';
 import { isUuid, newId, nowFloat } from '../domain/ids.js';
+import { templateProblem } from '../domain/notification-templates.js';
 import type { EnvironmentRow } from '../store/database.js';
 import { lockRow } from '../store/locks.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
@@ -114,6 +115,14 @@ function settingsOf(input: EnvironmentPatch): Partial<EnvironmentInput> {
  * description) from the team's integration of that id: clients of the original service send the id
  * alone. Ids of no integration of the team are kept as given (runs skip them).
  */
+/** The e-mail template, if any, renders (docs/alerting.md); else 400 naming its field. */
+function checkMailTemplate(settings: StoredSettings): StoredSettings {
+  const template = settings.emails?.template;
+  const problem = template ? templateProblem(template, 'text', '/emails') : null;
+  if (problem) throw invalid(problem.field, problem.why);
+  return settings;
+}
+
 async function resolveIntegrations(
   db: Executor,
   teamId: string,
@@ -198,7 +207,11 @@ export class EnvironmentService {
         {
           name: input.name,
           parent_environment_id: input.parent_environment_id,
-          settings: await resolveIntegrations(trx, bucket.team_id, normalizeSettings(input)),
+          settings: await resolveIntegrations(
+            trx,
+            bucket.team_id,
+            checkMailTemplate(normalizeSettings(input)),
+          ),
         },
         bucketKey,
         testId,
@@ -235,7 +248,11 @@ export class EnvironmentService {
           patch.parent_environment_id === undefined ? row.parent_environment_id : patch.parent_environment_id,
         settings: JSON.stringify({
           ...storedSettings(row),
-          ...(await resolveIntegrations(trx, bucket.team_id, normalizeSettings(settingsOf(patch)))),
+          ...(await resolveIntegrations(
+            trx,
+            bucket.team_id,
+            checkMailTemplate(normalizeSettings(settingsOf(patch))),
+          )),
         }),
         updated_at: nowFloat(),
       };

@@ -3,6 +3,7 @@ import type { AgentService } from './agents.js';
 import type { ApplicationService } from './applications.js';
 import type { BucketService } from './buckets.js';
 import type { IdempotencyService } from './idempotency.js';
+import type { ImportService } from './imports.js';
 import type { EnvironmentService } from './environments.js';
 import type { IntegrationService } from './integrations.js';
 import type { MessageService } from './messages.js';
@@ -12,7 +13,9 @@ import type { RestoreService } from './restore.js';
 import type { RunExecutor } from './runs/executor.js';
 import type { RunLauncher } from './runs/launcher.js';
 import type { RunResults } from './runs/results.js';
+import type { MaintenanceService } from './maintenance.js';
 import type { ScheduleService } from './schedules.js';
+import type { StatusPageService } from './status-pages.js';
 import type { StepService } from './steps.js';
 import type { TestService } from './tests.js';
 import type { TeamService } from './teams.js';
@@ -28,9 +31,12 @@ export interface Services {
   applications: ApplicationService;
   buckets: BucketService;
   tests: TestService;
+  /** Tests made from Postman, OpenAPI, curl, HAR files and captured messages (docs/import.md). */
+  imports: ImportService;
   steps: StepService;
   environments: EnvironmentService;
   schedules: ScheduleService;
+  maintenance: MaintenanceService;
   /** Starting runs: triggers, manual runs. */
   launcher: RunLauncher;
   /** Reading and canceling results. */
@@ -47,6 +53,8 @@ export interface Services {
   agents: AgentService;
   /** Restoring revisions of tests and environments. */
   restore: RestoreService;
+  /** Public status pages of buckets (docs/alerting.md). */
+  statusPages: StatusPageService;
   /** Saved stream views of the dashboard. */
   views: ViewService;
   /** First answers to requests sent with an Idempotency-Key. */

@@ -5,8 +5,11 @@ import {
   type IntegrationInput,
   type IntegrationPatch,
   type IntegrationType,
+  isNotifying,
   NOTIFYING_TYPES,
+  TEMPLATE_CHANNELS,
 } from '../domain/integrations.js';
+import { type NotificationTemplate, templateProblem } from '../domain/notification-templates.js';
 import type { HttpPoster } from '../notify/http.js';
 import type { PartnerOutcome, PartnerPort } from '../runner/context.js';
 import type { IntegrationRow } from '../store/database.js';
@@ -30,7 +33,27 @@ export function integrationOf(row: IntegrationRow): Integration {
     created_at: row.created_at,
     notify_on: row.notify_on as Integration['notify_on'],
     notify_threshold: row.notify_threshold,
+    template: row.template === null ? null : (JSON.parse(row.template) as NotificationTemplate),
   } as Integration;
+}
+
+/**
+ * A template as stored (JSON), after checking that its type takes it and that it renders; 400
+ * naming `/template/subject` or `/template/body` otherwise. Undefined and null stay as they are.
+ */
+function checkedTemplate(
+  type: IntegrationType,
+  template: NotificationTemplate | null | undefined,
+): string | null | undefined {
+  if (template === undefined || template === null) return template;
+  if (!isNotifying(type)) throw invalid('/template', `a ${type} integration does not notify of runs`);
+  const channel = TEMPLATE_CHANNELS[type];
+  if (template.subject !== undefined && !channel.subject) {
+    throw invalid('/template/subject', `a ${type} message has no subject; give only template.body`);
+  }
+  const problem = templateProblem(template, channel.format);
+  if (problem) throw invalid(problem.field, problem.why);
+  return JSON.stringify(template);
 }
 
 /** Integrations of a team (DESIGN §5): members read them; writing needs bucket:write (the route). */
@@ -61,6 +84,8 @@ export class IntegrationService {
       created_by: principal.accountId,
       notify_on: ('notify_on' in input && input.notify_on) || null,
       notify_threshold: ('notify_threshold' in input && input.notify_threshold) || null,
+      template:
+        checkedTemplate(input.integration_type, 'template' in input ? input.template : undefined) ?? null,
     };
     await integrationsRepo.insert(this.deps.store.db, row);
     return integrationOf(row);
@@ -80,14 +105,23 @@ export class IntegrationService {
         throw invalid(`/${field}`, `a ${current.integration_type} integration does not notify of runs`);
       }
     }
+    const template =
+      patch.template === undefined
+        ? current.template
+        : patch.template === null
+          ? null
+          : (JSON.parse(checkedTemplate(current.integration_type, patch.template)!) as NotificationTemplate);
     const changes = {
       description: patch.description ?? current.description,
       notify_on: patch.notify_on === undefined ? current.notify_on : patch.notify_on,
       notify_threshold:
         patch.notify_threshold === undefined ? current.notify_threshold : patch.notify_threshold,
     };
-    await integrationsRepo.update(this.deps.store.db, teamId, id, changes);
-    return { ...current, ...changes };
+    await integrationsRepo.update(this.deps.store.db, teamId, id, {
+      ...changes,
+      template: template === null ? null : JSON.stringify(template),
+    });
+    return { ...current, ...changes, template } as Integration;
   }
 
   async delete(principal: Principal, teamId: string, id: string): Promise<void> {

@@ -10,6 +10,7 @@ import type { ListedMessage, MessageView, NewMessage, StoredMessage } from '../d
 import { MAX_MESSAGES_PER_CALL, type ItemProblem, normalizeItem } from '../capture/normalize.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { isUuid, newTimeOrderedId, nowFloat } from '../domain/ids.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { MessageRow } from '../store/database.js';
 import { messageRow, messagesRepo, toListedMessage, toMessage } from '../store/repositories/messages.js';
 import type { Executor, Store } from '../store/store.js';
@@ -83,7 +84,7 @@ type MessagePageInput = {
 } & MessageFiltersInput;
 
 export class MessageService {
-  constructor(private readonly deps: { store: Store; buckets: BucketService }) {}
+  constructor(private readonly deps: { store: Store; buckets: BucketService; metrics?: Metrics }) {}
 
   /** `POST /buckets/<key>/messages`: one object or an array of at most 50. */
   async ingest(principal: Principal, bucketKey: string, body: unknown): Promise<IngestResult> {
@@ -105,7 +106,7 @@ export class MessageService {
     const receivedAt = nowFloat();
     const normalized = items.map((item) => normalizeItem(item, receivedAt));
     await this.deps.store.assertRoom();
-    return this.deps.store.transaction(async (trx) => {
+    const answer = await this.deps.store.transaction(async (trx) => {
       const results: ItemResult[] = [];
       const inserts: MessageRow[] = [];
       let added = 0;
@@ -149,6 +150,8 @@ export class MessageService {
         },
       };
     });
+    this.deps.metrics?.messagesStored('api', answer.meta.success_count);
+    return answer;
   }
 
   /**
@@ -187,6 +190,7 @@ export class MessageService {
       await messagesRepo.insert(trx, [messageRow(id, bucketKey, message, nowFloat())]);
       await messagesRepo.countReceived(trx, bucketKey, 1);
     });
+    this.deps.metrics?.messagesStored(message.source);
     return id;
   }
 
@@ -199,6 +203,7 @@ export class MessageService {
       for (let i = 0; i < rows.length; i += 100) await messagesRepo.insert(trx, rows.slice(i, i + 100));
       await messagesRepo.countReceived(trx, bucketKey, rows.length);
     });
+    for (const message of messages) this.deps.metrics?.messagesStored(message.source);
     return rows.map((row) => row.id);
   }
 

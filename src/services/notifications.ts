@@ -1,14 +1,43 @@
 import type { EnvironmentSettings } from '../domain/environments.js';
-import { notFound } from '../domain/errors.js';
+import { conflict, invalid, notFound } from '../domain/errors.js';
+import { TEMPLATE_CHANNELS } from '../domain/integrations.js';
+import {
+  type NotificationTemplate,
+  type PreviewChannel,
+  renderNotificationTemplate,
+  SAMPLE_VARIABLES,
+  templateProblem,
+} from '../domain/notification-templates.js';
 import { isUuid, newId, newSecret, nowFloat } from '../domain/ids.js';
 import type { RetryPolicy } from '../jobs/jobs.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { HttpPoster } from '../notify/http.js';
 import type { Mail, Mailer } from '../notify/mail.js';
 import { pagerDutyEvent, runMail, slackMessage } from '../notify/messages.js';
-import { type RunFacts, runPayload } from '../notify/payload.js';
-import { emailDecision, historyNeeded, integrationDecision, integrationRule } from '../notify/rules.js';
-import type { NotificationAttemptRow, NotificationRow, OutboxRow } from '../store/database.js';
+import { regionLabel, type RoundFacts, type RunFacts, runPayload } from '../notify/payload.js';
+import {
+  emailDecision,
+  historyNeeded,
+  integrationDecision,
+  integrationRule,
+  roundDecision,
+} from '../notify/rules.js';
+import {
+  notificationVariables,
+  type Preview,
+  previewNotification,
+  templatedMail,
+  templatedPagerDuty,
+  templatedSlack,
+  templatedWebhook,
+} from '../notify/templates.js';
+import type {
+  AlertRoundRow,
+  NotificationAttemptRow,
+  NotificationRow,
+  OutboxRow,
+  TestRunRow,
+} from '../store/database.js';
 import { bucketsRepo } from '../store/repositories/buckets.js';
 import { environmentsRepo } from '../store/repositories/environments.js';
 import { integrationsRepo } from '../store/repositories/integrations.js';
@@ -25,6 +54,7 @@ import {
   type NotificationLog,
 } from './notification-delivery.js';
 import type { Principal } from './principal.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { RunDefinitions } from './runs/definitions.js';
 import type { TeamService } from './teams.js';
 import type { TestService } from './tests.js';
@@ -66,6 +96,8 @@ export class NotificationService {
       /** SMTP; null keeps mails in the outbox. */
       mailer: Mailer | null;
       settings: NotificationSettings;
+      /** Counts delivery attempts by channel and outcome. */
+      metrics?: Metrics;
     },
   ) {
     this.delivery = new NotificationDelivery(deps);
@@ -93,15 +125,34 @@ export class NotificationService {
   /** The notify-run job: stores the run's notifications and queues their deliveries. Idempotent. */
   async planRun(runId: string): Promise<number> {
     const { db } = this.deps.store;
-    const run = await runsRepo.byId(db, runId);
-    if (!run || !['pass', 'fail', 'canceled'].includes(run.result) || run.source === 'subtest') return 0;
-    const test = await testsRepo.byId(db, run.test_id);
-    const bucket = await bucketsRepo.byKey(db, run.bucket_key);
+    const finished = await runsRepo.byId(db, runId);
+    if (!finished || !['pass', 'fail', 'canceled'].includes(finished.result) || finished.source === 'subtest')
+      return 0;
+    // A maintenance window covered the run: its notifications are muted.
+    if (finished.in_maintenance === 1) return 0;
+    const test = await testsRepo.byId(db, finished.test_id);
+    const bucket = await bucketsRepo.byKey(db, finished.bucket_key);
     if (!test || !bucket) return 0;
-    const environment = await environmentsRepo.byId(db, run.environment_id);
+    const environment = await environmentsRepo.byId(db, finished.environment_id);
     const settings = environment ? await this.deps.definitions.resolveEnvironment(db, environment) : null;
-    const facts: RunFacts = { run, test, bucket, publicUrl: this.deps.settings.publicUrl };
-    const result = run.result as 'pass' | 'fail' | 'canceled';
+
+    // Under an alert quorum the runs of a round notify together, once, when the last one finishes.
+    let run = finished;
+    let round: AlertRoundRow | null = null;
+    let roundFacts: RoundFacts | undefined;
+    if (settings && settings.alert_quorum > 1 && finished.round_id !== null) {
+      const decided = await this.decideRound(finished.round_id, settings.alert_quorum);
+      if (!decided) return 0;
+      ({ run, round, facts: roundFacts } = decided);
+    }
+    const facts: RunFacts = {
+      run,
+      test,
+      bucket,
+      publicUrl: this.deps.settings.publicUrl,
+      ...(roundFacts ? { round: roundFacts } : {}),
+    };
+    const result = (roundFacts?.result ?? run.result) as 'pass' | 'fail' | 'canceled';
 
     const planned: NotificationRow[] = [];
     const now = nowFloat();
@@ -119,6 +170,7 @@ export class NotificationService {
         body,
       });
 
+    const variables = (recovered: boolean) => notificationVariables(facts, recovered);
     // Webhooks hear of every finished run, canceled ones included.
     const payload = JSON.stringify(runPayload(facts));
     const urls = new Set([
@@ -147,21 +199,41 @@ export class NotificationService {
         if (!decision) continue;
         switch (integration.integration_type) {
           case 'webhook':
-            add('integration-webhook', integration.id, payload);
+            add(
+              'integration-webhook',
+              integration.id,
+              integration.template
+                ? templatedWebhook(integration.template, variables(decision === 'resolve'), payload)
+                : payload,
+            );
             break;
-          case 'slack':
+          case 'slack': {
+            const message = slackMessage(facts, { recovered: decision === 'resolve' });
             add(
               'slack',
               integration.id,
-              JSON.stringify(slackMessage(facts, { recovered: decision === 'resolve' })),
+              JSON.stringify(
+                integration.template
+                  ? templatedSlack(integration.template, variables(decision === 'resolve'), message)
+                  : message,
+              ),
             );
             break;
+          }
           case 'pagerduty': {
             const event = pagerDutyEvent(facts, {
               routingKey: integration.config.routing_key,
               action: decision === 'trigger' ? 'trigger' : 'resolve',
             });
-            add('pagerduty', integration.id, JSON.stringify(event));
+            add(
+              'pagerduty',
+              integration.id,
+              JSON.stringify(
+                integration.template
+                  ? templatedPagerDuty(integration.template, variables(decision === 'resolve'), event)
+                  : event,
+              ),
+            );
             break;
           }
           case 'partner-inspector':
@@ -176,6 +248,8 @@ export class NotificationService {
       backoff: true,
     };
     const queued = await this.deps.store.transaction(async (trx) => {
+      // The round's row is written with its notifications: whoever writes it first plans them.
+      if (round && !(await notificationsRepo.claimRound(trx, round))) return 0;
       let count = 0;
       for (const row of planned) {
         if (!(await notificationsRepo.insertNew(trx, row))) continue;
@@ -186,6 +260,45 @@ export class NotificationService {
     });
     if (queued > 0) this.deps.queue.notify();
     return queued;
+  }
+
+  /**
+   * The decision of a complete round, or null while a run of it is still queued or working (its
+   * own notify-run job decides later) and when the round was already decided.
+   */
+  private async decideRound(
+    roundId: string,
+    quorum: number,
+  ): Promise<{ run: TestRunRow; round: AlertRoundRow; facts: RoundFacts } | null> {
+    const { db } = this.deps.store;
+    if (await notificationsRepo.roundDecided(db, roundId)) return null;
+    const members = await runsRepo.ofRound(db, roundId);
+    const decision = roundDecision(
+      quorum,
+      members.map((member) => ({ region: regionLabel(member), result: member.result })),
+    );
+    if (!decision.complete || members.length === 0) return null;
+    const run =
+      members.find((member) => member.result === decision.result) ??
+      members.find((member) => member.result === 'fail') ??
+      members[0]!;
+    const facts: RoundFacts = {
+      round_id: roundId,
+      quorum,
+      result: decision.result,
+      failed_regions: decision.failed,
+      passed_regions: decision.passed,
+    };
+    const round: AlertRoundRow = {
+      round_id: roundId,
+      run_id: run.id,
+      quorum,
+      result: decision.result,
+      failed_regions: JSON.stringify(decision.failed),
+      passed_regions: JSON.stringify(decision.passed),
+      decided_at: nowFloat(),
+    };
+    return { run, round, facts };
   }
 
   private async plannedMail(
@@ -206,7 +319,11 @@ export class NotificationService {
       .filter((r) => r.email && !seen.has(r.email.toLowerCase()) && seen.add(r.email.toLowerCase()))
       .map((r) => ({ email: r.email, name: r.name }));
     if (to.length === 0) return null;
-    return { from: this.deps.settings.mailFrom, to, ...runMail(facts, { recovered: decision.recovered }) };
+    const standard = runMail(facts, { recovered: decision.recovered });
+    const content = emails.template
+      ? templatedMail(emails.template, notificationVariables(facts, decision.recovered), standard)
+      : standard;
+    return { from: this.deps.settings.mailFrom, to, ...content };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -245,6 +362,7 @@ export class NotificationService {
       if (!outcome.ok && outcome.permanent)
         await notificationsRepo.markFailed(trx, notification.id, outcome.error ?? 'failed');
     });
+    this.deps.metrics?.deliveryAttempted(notification.channel, outcome.ok);
     if (!outcome.ok && !outcome.permanent) throw new Error(outcome.error ?? 'delivery failed');
   }
 
@@ -302,6 +420,63 @@ export class NotificationService {
       count,
       before: page.before,
     });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Previews
+
+  /**
+   * What `channel` would send for the test's newest finished run, written from `template` (checked
+   * as on save, 400 naming its field) or the standard message. Without a finished run a template is
+   * shown over sample values (`sample: true`); the standard message then answers 409.
+   */
+  async preview(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    input: { channel: PreviewChannel; template?: NotificationTemplate | null | undefined },
+  ): Promise<Preview & { channel: PreviewChannel; test_run_id: string | null; sample: boolean }> {
+    const { db } = this.deps.store;
+    const { test, bucket } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const template = input.template ?? null;
+    const format = input.channel === 'email' ? 'text' : TEMPLATE_CHANNELS[input.channel].format;
+    if (template) {
+      if (template.subject !== undefined && !['email', 'pagerduty'].includes(input.channel)) {
+        throw invalid(
+          '/template/subject',
+          `a ${input.channel} message has no subject; give only template.body`,
+        );
+      }
+      const problem = templateProblem(template, format);
+      if (problem) throw invalid(problem.field, problem.why);
+    }
+    const last = await runsRepo.lastFinished(db, test.id);
+    const run = last ? await runsRepo.byId(db, last.test_run_id) : undefined;
+    const facts: RunFacts | null = run
+      ? { run, test, bucket, publicUrl: this.deps.settings.publicUrl }
+      : null;
+    const recovered = false;
+    const variables = facts
+      ? notificationVariables(facts, recovered)
+      : { ...SAMPLE_VARIABLES, test_name: test.name, bucket_name: bucket.name };
+    if (template && facts) {
+      for (const part of ['subject', 'body'] as const) {
+        const text = template[part];
+        if (text === undefined) continue;
+        const rendered = renderNotificationTemplate(text, variables, part === 'body' ? format : 'text');
+        if (!rendered.ok) throw invalid(`/template/${part}`, `${rendered.error} for the newest result`);
+      }
+    }
+    const preview = previewNotification(input.channel, template, variables, facts, {
+      mail: (f) => runMail(f, { recovered }),
+      slack: (f) => slackMessage(f, { recovered }),
+      pagerduty: (f) =>
+        pagerDutyEvent(f, { routingKey: '…', action: f.run.result === 'fail' ? 'trigger' : 'resolve' }),
+      webhook: (f) => runPayload(f),
+    });
+    if (!preview)
+      throw conflict(`Test ${testId} has no finished result yet; run it once to preview its messages`);
+    return { ...preview, channel: input.channel, test_run_id: run?.id ?? null, sample: facts === null };
   }
 
   // -------------------------------------------------------------------------------------------

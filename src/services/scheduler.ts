@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { nowFloat } from '../domain/ids.js';
 import { SCHEDULE_INTERVALS, type ScheduleInterval } from '../domain/schedules.js';
 import { schedulesRepo } from '../store/repositories/schedules.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
 import type { RunLauncher } from './runs/launcher.js';
 
@@ -16,6 +17,8 @@ export interface SchedulerOptions {
   /** How often due schedules are looked for, in ms. */
   tickMs?: number;
   log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Observes how late each schedule's run was queued. */
+  metrics?: Metrics;
 }
 
 /** Length of a schedule's interval in seconds, under the time scale. */
@@ -125,7 +128,9 @@ export class Scheduler {
    */
   private async fire(ids: string[], now: number): Promise<number> {
     const { store } = this.options;
-    return store.transaction(async (trx) => {
+    const lags: number[] = [];
+    const fired = await store.transaction(async (trx) => {
+      lags.length = 0;
       const schedules = await schedulesRepo.takeDue(trx, ids, now, {
         skipLocked: store.dialect === 'postgres',
       });
@@ -137,9 +142,13 @@ export class Scheduler {
         if (next <= now - interval) next = nextSlot(schedule.id, interval, now);
         await schedulesRepo.setNextRun(trx, schedule.id, next);
         await this.options.launcher.queueScheduled(trx, schedule, planned);
+        lags.push(nowFloat() - planned);
       }
       return schedules.length;
     });
+    // Observed once the runs are committed: a rolled-back batch is fired again one by one.
+    for (const lag of lags) this.options.metrics?.scheduleFired(lag);
+    return fired;
   }
 
   /** A schedule whose run cannot start (its test or environment is gone) moves on to its next slot. */

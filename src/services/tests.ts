@@ -123,7 +123,8 @@ export class TestService {
 
   /**
    * A page of the tests list with what the dashboard shows of each: schedules, last run and recent
-   * runs. A fixed number of queries whatever the page size (tests, total, schedules, runs).
+   * runs. Runs are read from the newest end of each test's history, so a long history costs no more
+   * than a short one (runsRepo.recentForTests).
    */
   async summaries(
     principal: Principal,

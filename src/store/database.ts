@@ -28,12 +28,16 @@ export interface Database {
   agents: AgentTable;
   integrations: IntegrationTable;
   notifications: NotificationTable;
+  alert_rounds: AlertRoundTable;
+  maintenance_windows: MaintenanceWindowTable;
   notification_attempts: NotificationAttemptTable;
   outbox: OutboxTable;
   saved_views: SavedViewTable;
   idempotency_keys: IdempotencyKeyTable;
   team_roles: TeamRoleTable;
   team_invitations: TeamInvitationTable;
+  test_daily_rollups: TestDailyRollupTable;
+  status_pages: StatusPageTable;
 }
 
 export interface AccountTable {
@@ -260,6 +264,10 @@ export interface TestRunTable {
   agent_id: string | null;
   /** The finished run's step summaries, variables and earlier attempt (JSON); null before it finishes. */
   summary: string | null;
+  /** Shared by the runs one start fanned out to its regions and agents (null for older runs). */
+  round_id: string | null;
+  /** 1 when a maintenance window covered the run as it was queued: its notifications are muted. */
+  in_maintenance: number;
 }
 
 export interface TestRunStepTable {
@@ -399,10 +407,67 @@ export interface IntegrationTable {
   notify_on: string | null;
   /** With notify_on `threshold`: the streak length (null counts as 1). */
   notify_threshold: number | null;
+  /** The integration's own message, JSON `{subject?, body}`; null: the type's standard message. */
+  template: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+/** Pass and fail counts of a test's runs in one environment on one UTC day (Unix days). */
+export interface TestDailyRollupTable {
+  test_id: string;
+  environment_id: string;
+  day: number;
+  passes: number;
+  fails: number;
+}
+export type TestDailyRollupRow = Selectable<TestDailyRollupTable>;
+
+/** A bucket's public status page: tests under display names, grouped (`groups` is JSON). */
+export interface StatusPageTable {
+  id: string;
+  bucket_key: string;
+  slug: string;
+  title: string;
+  environment_id: string | null;
+  groups: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+export type StatusPageRow = Selectable<StatusPageTable>;
 export type IntegrationRow = Selectable<IntegrationTable>;
 
 /** One message a finished run sends (DESIGN §5). */
+/** A maintenance window of a bucket, or of one of its tests (docs/alerting.md). */
+export interface MaintenanceWindowTable {
+  id: string;
+  bucket_key: string;
+  /** null: every test of the bucket. */
+  test_id: string | null;
+  /** pause | mute */
+  mode: string;
+  note: string;
+  /** One-off windows: Unix seconds; null for weekly ones. */
+  starts_at: number | null;
+  ends_at: number | null;
+  /** Weekly windows: JSON {days, start_time, duration_minutes, time_zone}; null for one-off ones. */
+  weekly: string | null;
+  created_at: number;
+}
+
+/** A round decided under an alert quorum; the primary key makes the decision happen once. */
+export interface AlertRoundTable {
+  round_id: string;
+  /** The run the round's notifications are attached to (the first failed one, else the first). */
+  run_id: string;
+  quorum: number;
+  /** pass | fail: fail when at least `quorum` regions failed. */
+  result: string;
+  /** JSON arrays of region labels (agent names for remote agents). */
+  failed_regions: string;
+  passed_regions: string;
+  decided_at: number;
+}
+
 export interface NotificationTable {
   id: string;
   run_id: string;
@@ -420,6 +485,8 @@ export interface NotificationTable {
   body: string;
 }
 export type NotificationRow = Selectable<NotificationTable>;
+export type AlertRoundRow = Selectable<AlertRoundTable>;
+export type MaintenanceWindowRow = Selectable<MaintenanceWindowTable>;
 
 export interface NotificationAttemptTable {
   notification_id: string;

@@ -37,6 +37,8 @@ const FULL_SETTINGS = {
   regions: ['eu-west', 'us-east-1'],
   remote_agents: [{ name: 'lab agent', uuid: AGENT_ID }],
   retry_on_failure: true,
+  retry_transport_errors: { attempts: 2, backoff_ms: 500 },
+  alert_quorum: 2,
   stop_on_failure: true,
   script: 'variables.set("started", String(Date.now()));',
   verify_ssl: false,
@@ -151,6 +153,8 @@ await describeApi('environments API', (harness) => {
       regions: [],
       remote_agents: [],
       retry_on_failure: false,
+      retry_transport_errors: null,
+      alert_quorum: 1,
       stop_on_failure: false,
       script: '',
       verify_ssl: true,
@@ -437,6 +441,27 @@ await describeApi('environments API', (harness) => {
       { body: { name: '' }, field: '/name' },
       { body: { name: null }, field: '/name' },
       { body: { parent_environment_id: 42 }, field: '/parent_environment_id' },
+      {
+        body: { retry_transport_errors: { attempts: 6, backoff_ms: 0 } },
+        field: '/retry_transport_errors/attempts',
+      },
+      {
+        body: { retry_transport_errors: { attempts: 1.5, backoff_ms: 0 } },
+        field: '/retry_transport_errors/attempts',
+      },
+      {
+        body: { retry_transport_errors: { attempts: -1, backoff_ms: 0 } },
+        field: '/retry_transport_errors/attempts',
+      },
+      {
+        body: { retry_transport_errors: { attempts: 1, backoff_ms: 60_001 } },
+        field: '/retry_transport_errors/backoff_ms',
+      },
+      { body: { retry_transport_errors: { attempts: 1 } }, field: '/retry_transport_errors/backoff_ms' },
+      { body: { retry_transport_errors: 3 }, field: '/retry_transport_errors' },
+      { body: { alert_quorum: 0 }, field: '/alert_quorum' },
+      { body: { alert_quorum: 51 }, field: '/alert_quorum' },
+      { body: { alert_quorum: 'two' }, field: '/alert_quorum' },
     ];
     for (const { body, field, mentions } of cases) {
       const post = await expectError(

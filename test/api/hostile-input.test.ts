@@ -697,6 +697,7 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
     'POST /buckets/{bucket_key}/environments': { name: 'Hostile shared' },
     'PUT /buckets/{bucket_key}/environments/{environment_id}': { name: 'Renamed shared' },
     'POST /buckets/{bucket_key}/tests/{test_id}/schedules': { interval: '1d' },
+    'POST /buckets/{bucket_key}/maintenance_windows': { mode: 'mute', starts_at: 1, ends_at: 2 },
     'POST /teams/{team_id}/agents': { name: 'Hostile agent', region: 'hostile-1' },
     // Team routes are reached since fixtures name their team (team_id).
     'POST /teams/{team_id}/integrations': {
@@ -713,6 +714,16 @@ function baseBody(method: string, path: string, fx: Fixture): unknown {
     'POST /teams/{team_id}/invitations': { email: 'hostile@example.com' },
     'POST /buckets/{bucket_key}/views': { name: 'Hostile view', stream: 'messages', filters: { q: 'x' } },
     'PUT /buckets/{bucket_key}/views/{view_id}': { name: 'Renamed view', stream: 'errors' },
+    'POST /buckets/{bucket_key}/imports': { content: 'curl https://api.example.com/items', dry_run: true },
+    'POST /buckets/{bucket_key}/tests/{test_id}/notification-preview': {
+      channel: 'slack',
+      template: { body: '{{test_name}}' },
+    },
+    'POST /buckets/{bucket_key}/status-pages': {
+      slug: 'hostile-page',
+      title: 'Hostile',
+      groups: [{ name: 'All', tests: [{ test_id: fx.testId, name: 'Hostile' }] }],
+    },
     'POST /buckets/{bucket_key}/messages': {
       request: { method: 'GET', url: 'https://api.example.com/items?a=1' },
       response: { status: 200, body: 'ok' },
@@ -803,6 +814,8 @@ function targetsFor(
   const protectedUrl = fill(path, realParams(path, prot));
   if (protectedUrl === undefined) return [];
   const reorder = method === 'PUT' && path.endsWith('/steps');
+  const importing = method === 'POST' && path.endsWith('/imports');
+  const base = baseBody(method, path, prot);
   return [
     {
       name: `${method} ${path}`,
@@ -810,13 +823,35 @@ function targetsFor(
       path,
       protectedUrl,
       scratchUrl: reorder ? undefined : fill(path, realParams(path, scratch)),
-      base: baseBody(method, path, prot),
+      base,
       schema,
       verdict: (body: unknown) => {
         // A reorder must name every step of the test; an empty or partial list is refused.
         if (reorder && Array.isArray(body) && JSON.stringify(body) !== JSON.stringify(prot.order)) {
           return accepts(schema, body) === false ? false : body.length === 0 ? false : undefined;
         }
+        // A one-off maintenance window must end after it starts.
+        if (
+          path.endsWith('/maintenance_windows') &&
+          isObject(body) &&
+          typeof body.starts_at === 'number' &&
+          typeof body.ends_at === 'number' &&
+          body.ends_at <= body.starts_at
+        ) {
+          return false;
+        }
+        // Whether another `content` (or an `environment`) is a file it can read is the importer's to
+        // say: schema-valid ones may be refused (test/api/imports.test.ts fuzzes them).
+        if (
+          importing &&
+          isObject(body) &&
+          isObject(base) &&
+          (JSON.stringify(body.content) !== JSON.stringify(base.content) || 'environment' in body)
+        )
+          return accepts(schema, body) === false ? false : undefined;
+        // A status page names tests and an environment of its own bucket, which no schema can say.
+        if (path === '/buckets/{bucket_key}/status-pages')
+          return accepts(schema, body) === false ? false : undefined;
         return accepts(schema, body);
       },
       matrix: true,

@@ -23,6 +23,7 @@ const PUBLIC = [
   'POST /radar/bucket/{trigger_id}/trigger',
   'POST /radar/{trigger_id}/batch',
   'GET /public/messages/{token}',
+  'GET /status/{slug}',
 ];
 
 /** Operations that manage credentials: personal tokens only. */
@@ -96,6 +97,11 @@ await describeApi('every documented operation × every scope', (get) => {
     const created = await h.data('POST', `${base}/tests`, { name: 'Scoped' });
     const shared = await h.data('POST', `${base}/environments`, { name: 'Shared' });
     const schedule = await h.data('POST', `${base}/tests/${created.id}/schedules`, { interval: '1d' });
+    const maintenanceWindow = await h.data('POST', `${base}/maintenance_windows`, {
+      mode: 'mute',
+      starts_at: 1,
+      ends_at: 2,
+    });
     const [message] = await h.data('POST', `${base}/messages`, {
       request: { method: 'GET', url: 'https://api.example.com/items' },
       response: { status: 200 },
@@ -114,6 +120,11 @@ await describeApi('every documented operation × every scope', (get) => {
       config: { url: 'https://hooks.example.com/scopes' },
     });
     const role = await h.data('POST', `/teams/${teamId}/roles`, { name: 'Scoped', permissions: ['view'] });
+    const statusPage = await h.data('POST', `${base}/status-pages`, {
+      slug: `scopes-${h.dialect}`,
+      title: 'Scoped',
+      groups: [{ name: 'All', tests: [{ test_id: created.id, name: 'Scoped' }] }],
+    });
     const real: Record<string, string> = {
       team_id: teamId,
       agent_id: agent.id,
@@ -124,8 +135,11 @@ await describeApi('every documented operation × every scope', (get) => {
       step_id: created.steps[0].id,
       environment_id: shared.id,
       schedule_id: schedule.id,
+      window_id: maintenanceWindow.id,
       message_uuid: message.uuid,
       view_id: view.id,
+      status_page_id: statusPage.id,
+      slug: statusPage.slug,
       // No run is started: it would go on in the background after the test.
       test_run_id: randomUUID(),
       client_id: application.client_id,

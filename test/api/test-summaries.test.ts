@@ -76,7 +76,7 @@ await describeApi('test summaries', (get) => {
     assert.equal(page.json().meta.total, 2);
   });
 
-  test('500 tests with 20 runs each in a constant number of queries', async (t) => {
+  test('500 tests with 20 runs each on one page', async (t) => {
     const h = get();
     const bucket = await h.data('POST', '/buckets', { name: 'Many' });
     const b = `/buckets/${bucket.key}`;
@@ -114,6 +114,41 @@ await describeApi('test summaries', (get) => {
     }
     // Not asserted (machines differ); a diagnostic for whoever reads the output.
     t.diagnostic(`test-summaries of 500 tests × 21 runs on ${h.dialect}: ${took.toFixed(0)} ms`);
+  });
+
+  test('recent runs by start and last run by finish, from a long history with overlapping runs', async () => {
+    const h = get();
+    const test = await h.data('POST', `/buckets/${h.alice.bucketKey}/tests`, { name: 'Long history' });
+    const b = `/buckets/${h.alice.bucketKey}`;
+    const base = 1_650_000_000;
+    // 3,000 older runs, then runs that overlap: the newest by start is not the newest by finish,
+    // and runs that are queued, working or canceled count for neither.
+    const rows = Array.from({ length: 3_000 }, (_, i) =>
+      runRow(test.id, h.alice.bucketKey, 'pass', base + i * 60, 5),
+    );
+    const late = base + 3_000 * 60;
+    const slow = { ...runRow(test.id, h.alice.bucketKey, 'fail', late, 900), finished_at: late + 500 };
+    const quick = Array.from({ length: 25 }, (_, i) =>
+      runRow(test.id, h.alice.bucketKey, 'pass', late + 10 + i, i),
+    );
+    const working = runRow(test.id, h.alice.bucketKey, 'working', late + 100);
+    const canceled = {
+      ...runRow(test.id, h.alice.bucketKey, 'canceled', late + 101),
+      finished_at: late + 900,
+    };
+    for (const batch of [rows, [slow, ...quick, working, canceled]])
+      for (let i = 0; i < batch.length; i += 200) await runsRepo.insert(h.store.db, batch.slice(i, i + 200));
+
+    const summaries = await h.data('GET', `${b}/test-summaries`);
+    const summary = summaries.find((s: { id: string }) => s.id === test.id);
+    assert.equal(summary.last_run.test_run_id, slow.id, 'the last run is the one that finished last');
+    assert.equal(summary.last_run.result, 'fail');
+    assert.deepEqual(
+      summary.recent_runs.map((r: { test_run_id: string }) => r.test_run_id),
+      quick.slice(5).map((r) => r.id),
+      'the 20 newest by start, oldest first',
+    );
+    assert.deepEqual(summary.last_run, (await h.data('GET', `${b}/tests/${test.id}`)).last_run);
   });
 
   test('validation, foreign buckets and scope', async () => {

@@ -374,7 +374,7 @@ describe('vigil run: usage and file errors exit 2 and run nothing', () => {
         [['users.json', '--var', '1x=2'], /--var "1x=2" must be NAME=VALUE/],
         [['users.json', '--nope'], /Unknown option '--nope'/],
         [['users.json', '--timeout', 'soon'], /--timeout must be a number of seconds/],
-        [['users.json', '--output', 'x.txt'], /--output needs --reporter json or junit/],
+        [['users.json', '--output', 'x.txt'], /--output needs --reporter json, junit or html/],
         [['missing.json'], /missing\.json: cannot read the file/],
         [[broken], /broken\.json: not valid JSON/],
         [

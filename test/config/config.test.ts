@@ -57,6 +57,12 @@ describe('configuration from the environment', () => {
       [{ MIN_FREE_DISK: '100 TB' }, /MIN_FREE_DISK must be a size/],
       [{ MIN_FREE_DISK: '-5MB' }, /MIN_FREE_DISK/],
       [{ API_COMPAT: 'Runscope' }, /API_COMPAT must be spec or runscope/],
+      [{ METRICS_ENABLED: 'no' }, /METRICS_ENABLED must be true or false/],
+      [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be 16 to 512/],
+      [{ METRICS_TOKEN: 'has a space in it, sixteen+' }, /METRICS_TOKEN/],
+      [{ METRICS_PORT: '8080' }, /METRICS_PORT must differ from PORT/],
+      [{ METRICS_PORT: '8081' }, /METRICS_PORT must differ from PORT and TRAFFIC_PORT/],
+      [{ METRICS_PORT: '70000' }, /METRICS_PORT must be between 0 and 65535/],
     ];
     for (const [env, message] of cases)
       assert.throws(
@@ -84,6 +90,21 @@ describe('configuration from the environment', () => {
     const own = loadConfig({ TRAFFIC_PORT: '7000', TRAFFIC_PUBLIC_URL: 'https://traffic.example.com/' });
     assert.equal(own.trafficPort, 7000);
     assert.equal(own.trafficPublicUrl, 'https://traffic.example.com');
+  });
+
+  test('metrics are on by default on the API origin, without a token', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.metricsEnabled, true);
+    assert.equal(defaults.metricsToken, undefined);
+    assert.equal(defaults.metricsPort, 0);
+    const custom = loadConfig({
+      METRICS_ENABLED: 'FALSE',
+      METRICS_TOKEN: 'a-token-of-sixteen-or-more',
+      METRICS_PORT: '9464',
+    });
+    assert.equal(custom.metricsEnabled, false);
+    assert.equal(custom.metricsToken, 'a-token-of-sixteen-or-more');
+    assert.equal(custom.metricsPort, 9464);
   });
 
   test('a PostgreSQL URL selects PostgreSQL', () => {

@@ -173,6 +173,8 @@ describe('withDefaults', () => {
       regions: [],
       remote_agents: [],
       retry_on_failure: false,
+      retry_transport_errors: null,
+      alert_quorum: 1,
       stop_on_failure: false,
       script: '',
       verify_ssl: true,

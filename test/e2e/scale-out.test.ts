@@ -3,7 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { apiClient, startAnnouncedWorker, startServe, type startVigil, vigil } from '../helpers/cli.js';
+import {
+  apiClient,
+  bootstrapAccount,
+  startAnnouncedWorker,
+  startServe,
+  type startVigil,
+} from '../helpers/cli.js';
 import { dialects, freshPostgresDatabase } from '../helpers/dialects.js';
 
 const SCALE = 30; // 1m schedules every 2 s
@@ -60,24 +66,7 @@ describe('scale-out: two serve and two worker processes on PostgreSQL', { skip: 
       QUEUE_TIMEOUT: '60',
       LOG_LEVEL: 'warn',
     };
-    const boot = vigil(
-      [
-        'bootstrap',
-        '--email',
-        'scale@example.com',
-        '--name',
-        'Scale',
-        '--password',
-        'a long passphrase',
-        '--json',
-      ],
-      env,
-    );
-    assert.equal(boot.status, 0, boot.stderr);
-    ({ access_token: token, bucket_key: bucket } = JSON.parse(boot.stdout) as {
-      access_token: string;
-      bucket_key: string;
-    });
+    ({ token, bucket } = bootstrapAccount(env, 'scale@example.com'));
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     for (let i = 0; i < 2; i++) serves.push(await startServe(env, ['--no-worker']));

@@ -35,11 +35,17 @@ export async function closeHttpServer(server: http.Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** `vigil bootstrap` of an account in `dataDir`: its personal token and its first bucket's key. */
-export function bootstrapAccount(dataDir: string, email: string): { token: string; bucket: string } {
+/**
+ * `vigil bootstrap` of an account in the store of `store` (a DATA_DIR, or the environment naming the
+ * store, e.g. with DATABASE_URL): its personal token and its first bucket's key.
+ */
+export function bootstrapAccount(
+  store: string | Record<string, string | undefined>,
+  email: string,
+): { token: string; bucket: string } {
   const boot = vigil(
     ['bootstrap', '--email', email, '--name', 'E2E', '--password', 'a long passphrase', '--json'],
-    { DATA_DIR: dataDir },
+    typeof store === 'string' ? { DATA_DIR: store } : store,
   );
   assert.equal(boot.status, 0, boot.stderr);
   const { access_token, bucket_key } = JSON.parse(boot.stdout) as {

@@ -88,3 +88,40 @@ export async function settled(h: ApiHarness, testId: string, runId: string, coun
     return list.length === count && list.every((n) => n.status !== 'pending') ? list : undefined;
   });
 }
+
+/**
+ * A test of alice's whose one request step GETs `url` (a template over the environment's variables,
+ * `code` among them) and asserts status 200; `run(code)` triggers it with that `code` and answers
+ * the finished run. `environment` is merged into the default environment's settings.
+ */
+export async function statusCodeTest(
+  h: ApiHarness,
+  options: { name: string; url: string; environment: Record<string, unknown> },
+) {
+  const tests = `/buckets/${h.alice.bucketKey}/tests`;
+  const created = await h.data('POST', tests, { name: options.name });
+  await h.data(
+    'PUT',
+    `${tests}/${created.id}/environments/${created.default_environment_id}`,
+    options.environment,
+  );
+  const test = await h.data('PUT', `${tests}/${created.id}`, {
+    steps: [
+      {
+        step_type: 'request',
+        method: 'GET',
+        url: options.url,
+        assertions: [{ source: 'response_status', comparison: 'equal_number', value: 200 }],
+      },
+    ],
+  });
+  const run = async (code: string) => {
+    const response = await h.call({
+      method: 'GET',
+      url: `${new URL(test.trigger_url).pathname}?code=${code}`,
+      as: null,
+    });
+    return finishedRun(h, test.id, response.json().data.runs[0].test_run_id as string);
+  };
+  return { test, run, environmentId: created.default_environment_id as string };
+}

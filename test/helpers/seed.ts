@@ -90,6 +90,8 @@ export function runRow(
     interrupted_attempts: null,
     planned_at: null,
     schedule_id: null,
+    round_id: null,
+    in_maintenance: 0,
     agent_id: null,
     response_time_ms: responseTimeMs,
     error: null,

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { alertDecision, emailDecision, historyNeeded, integrationDecision } from '../../src/notify/rules.js';
+import {
+  alertDecision,
+  emailDecision,
+  historyNeeded,
+  integrationDecision,
+  roundDecision,
+} from '../../src/notify/rules.js';
 
 type R = 'pass' | 'fail';
 
@@ -105,4 +111,75 @@ describe('integrationDecision', () => {
     assert.equal(integrationDecision(threshold, 'fail', ['fail', 'pass']), 'trigger');
     assert.equal(integrationDecision(threshold, 'pass', ['fail', 'fail']), 'resolve');
   });
+});
+
+describe('roundDecision (alert quorum)', () => {
+  const round = (...results: string[]) => results.map((result, i) => ({ region: `r${i + 1}`, result }));
+  const cases: [string, number, ReturnType<typeof round>, ReturnType<typeof roundDecision>][] = [
+    ['a run still queued', 2, round('fail', 'queued'), { complete: false }],
+    ['a run still working', 1, round('pass', 'working'), { complete: false }],
+    [
+      '1 of 2 failed, quorum 2',
+      2,
+      round('fail', 'pass'),
+      { complete: true, result: 'pass', failed: ['r1'], passed: ['r2'] },
+    ],
+    [
+      '2 of 2 failed, quorum 2',
+      2,
+      round('fail', 'fail'),
+      { complete: true, result: 'fail', failed: ['r1', 'r2'], passed: [] },
+    ],
+    [
+      '1 of 3 failed, quorum 1',
+      1,
+      round('pass', 'fail', 'pass'),
+      { complete: true, result: 'fail', failed: ['r2'], passed: ['r1', 'r3'] },
+    ],
+    [
+      '2 of 3 failed, quorum 2',
+      2,
+      round('fail', 'pass', 'fail'),
+      { complete: true, result: 'fail', failed: ['r1', 'r3'], passed: ['r2'] },
+    ],
+    [
+      '2 of 3 failed, quorum 3',
+      3,
+      round('fail', 'pass', 'fail'),
+      { complete: true, result: 'pass', failed: ['r1', 'r3'], passed: ['r2'] },
+    ],
+    [
+      'quorum above the round size: every run must fail',
+      5,
+      round('fail', 'fail'),
+      { complete: true, result: 'fail', failed: ['r1', 'r2'], passed: [] },
+    ],
+    [
+      'quorum above the round size, one passed',
+      5,
+      round('fail', 'pass'),
+      { complete: true, result: 'pass', failed: ['r1'], passed: ['r2'] },
+    ],
+    [
+      'a canceled run counts neither way',
+      2,
+      round('fail', 'canceled'),
+      { complete: true, result: 'canceled', failed: ['r1'], passed: [] },
+    ],
+    [
+      'canceled and passed below the quorum',
+      2,
+      round('fail', 'canceled', 'pass'),
+      { complete: true, result: 'pass', failed: ['r1'], passed: ['r3'] },
+    ],
+    [
+      'every run canceled',
+      2,
+      round('canceled', 'canceled'),
+      { complete: true, result: 'canceled', failed: [], passed: [] },
+    ],
+  ];
+  for (const [name, quorum, members, expected] of cases) {
+    test(name, () => assert.deepEqual(roundDecision(quorum, members), expected));
+  }
 });

@@ -6,7 +6,7 @@ import { migrationProvider } from '../../src/store/migrations/index.js';
 import { messageRow } from '../../src/store/repositories/messages.js';
 import type { Store } from '../../src/store/store.js';
 import { dialects } from '../helpers/dialects.js';
-import { seedBucketWithTest } from '../helpers/seed.js';
+import { runRow, seedBucketWithTest } from '../helpers/seed.js';
 
 /** A message as stored before migration 0010: none of the list-filter columns. */
 function storedBefore0010(id: string, bucketKey: string, url: string, host: string) {
@@ -102,6 +102,42 @@ for (const { fixture, skip } of await dialects()) {
           response_status: 503,
         },
       ]);
+    });
+
+    test('0018 backfills the daily rollups from finished pass/fail runs, subtest runs aside', async () => {
+      const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+      const down = await migrator.migrateTo('0017_alerting');
+      assert.ifError(down.error);
+      const { testId } = await seedBucketWithTest(store, 'migrate00003');
+      const day = 19_675; // 2023-11-14
+      const at = (d: number, seconds: number) => (day + d) * 86_400 + seconds;
+      const rows = [
+        runRow(testId, 'migrate00003', 'pass', at(0, 10)),
+        runRow(testId, 'migrate00003', 'fail', at(0, 86_399.2)), // finishes 86_399.7: the same day
+        runRow(testId, 'migrate00003', 'pass', at(0, 86_399.6)), // finishes 86_400.1: the next day
+        runRow(testId, 'migrate00003', 'canceled', at(1, 50)),
+        runRow(testId, 'migrate00003', 'working', at(1, 60)),
+        { ...runRow(testId, 'migrate00003', 'fail', at(1, 70)), source: 'subtest' },
+        { ...runRow(testId, 'migrate00003', 'fail', at(1, 80)), environment_id: 'other' },
+      ];
+      await store.db.insertInto('test_runs').values(rows).execute();
+      const up = await migrator.migrateToLatest();
+      assert.ifError(up.error);
+      const rollups = await store.db
+        .selectFrom('test_daily_rollups')
+        .select(['environment_id', 'day', 'passes', 'fails'])
+        .where('test_id', '=', testId)
+        .orderBy('day')
+        .orderBy('environment_id')
+        .execute();
+      assert.deepEqual(
+        rollups.map((r) => ({ ...r, day: Number(r.day), passes: Number(r.passes), fails: Number(r.fails) })),
+        [
+          { environment_id: 'e', day, passes: 1, fails: 1 },
+          { environment_id: 'e', day: day + 1, passes: 1, fails: 0 },
+          { environment_id: 'other', day: day + 1, passes: 0, fails: 1 },
+        ],
+      );
     });
 
     test('0015 takes captures stored without a response out of the error view; other exchanges stay', async () => {

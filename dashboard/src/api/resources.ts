@@ -12,6 +12,7 @@ import type {
 } from '../../../src/api/applications/schemas';
 import type { EnvironmentOut } from '../../../src/api/environments/schemas';
 import type { IntegrationOut } from '../../../src/api/integrations/schemas';
+import type { PreviewOut } from '../../../src/api/notifications/schemas';
 import type { RunOut, StepSummaryOut, TimingsOut } from '../../../src/api/runs/schemas';
 import type { ScheduleOut } from '../../../src/api/schedules/schemas';
 import type { StepOut } from '../../../src/api/steps/schemas';
@@ -113,5 +114,7 @@ export type TeamMember = Static<typeof PersonOut>;
 export type Role = Static<typeof RoleOut>;
 export type Invitation = Static<typeof InvitationOut>;
 export type IntegrationType = Integration['integration_type'];
+/** What a channel would send: `POST /buckets/<key>/tests/<id>/notification-preview`. */
+export type NotificationPreview = Static<typeof PreviewOut>;
 export type Agent = Static<typeof AgentOut>;
 export type AgentCreated = Static<typeof AgentCreatedOut>;

@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { Test, TestSummary } from '../api/resources';
 import { dateTime, timeAgo } from '../components/format';
 import { Sparkline } from '../components/sparkline';
+import { ImportPreviewDialog, isOtherFormat } from './test/import-file';
 import { DeletedNotice, DeleteDialog, ImportDialog, type ParsedImport, parseImport } from './test/manage';
 import {
   Empty,
@@ -77,6 +78,10 @@ export function TestsListPage(props: { bucket: string }) {
   const [importing, setImporting] = useState<{ fileName: string; parsed: ParsedImport } | undefined>(
     undefined,
   );
+  // A file of another tool (Postman, OpenAPI, curl, HAR): previewed and created by the API.
+  const [importingFile, setImportingFile] = useState<{ fileName: string; text: string } | undefined>(
+    undefined,
+  );
   const [deleting, setDeleting] = useState<TestSummary | undefined>(undefined);
   const [restored, setRestored] = useState<Test | undefined>(undefined);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -98,7 +103,10 @@ export function TestsListPage(props: { bucket: string }) {
     const file = input.files?.[0];
     input.value = '';
     if (!file) return;
-    setImporting({ fileName: file.name, parsed: parseImport(await file.text()) });
+    const text = await file.text();
+    const parsed = parseImport(text);
+    if (!parsed.ok && isOtherFormat(text)) setImportingFile({ fileName: file.name, text });
+    else setImporting({ fileName: file.name, parsed });
   };
 
   return (
@@ -117,10 +125,10 @@ export function TestsListPage(props: { bucket: string }) {
             <input
               ref={fileInput}
               type="file"
-              accept=".json,application/json"
+              accept=".json,.yaml,.yml,.har,.txt,.sh,.curl,application/json"
               class="visually-hidden"
               tabIndex={-1}
-              aria-label="Import a test from an export file"
+              aria-label="Import tests from a file"
               onChange={(event) => void chooseImport(event.currentTarget)}
             />
           </>
@@ -147,6 +155,20 @@ export function TestsListPage(props: { bucket: string }) {
           onCreated={(test) => {
             setImporting(undefined);
             navigate(paths.test(props.bucket, test.id));
+          }}
+        />
+      )}
+      {importingFile && (
+        <ImportPreviewDialog
+          bucket={props.bucket}
+          title={`Import ${importingFile.fileName}`}
+          body={{ content: importingFile.text }}
+          onClose={() => setImportingFile(undefined)}
+          onCreated={(answer) => {
+            setImportingFile(undefined);
+            const first = answer.tests[0];
+            if (answer.tests.length === 1 && first?.id) navigate(paths.test(props.bucket, first.id));
+            else void tests.reload();
           }}
         />
       )}

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { SIGNATURE_TYPES } from '../../domain/auth.js';
 import { EnvironmentInput, EnvironmentPatch, NOTIFY_ON } from '../../domain/environments.js';
+import { NotificationTemplate } from '../../domain/notification-templates.js';
 import { StringEnum } from '../../domain/schema.js';
 import { Nullable } from '../shared/envelope.js';
 
@@ -32,6 +33,7 @@ export const EnvironmentOut = Type.Object({
     notify_on: StringEnum(NOTIFY_ON),
     notify_threshold: Nullable(Type.Integer()),
     recipients: Type.Array(Type.Object({ email: Type.String(), name: Type.String(), id: Type.String() })),
+    template: Type.Optional(NotificationTemplate),
   }),
   initial_variables: Type.Record(Type.String(), Type.String()),
   integrations: Type.Array(
@@ -41,6 +43,10 @@ export const EnvironmentOut = Type.Object({
   regions: Type.Array(Type.String()),
   remote_agents: Type.Array(Type.Object({ name: Type.String(), uuid: Type.String() })),
   retry_on_failure: Type.Boolean(),
+  retry_transport_errors: Nullable(
+    Type.Object({ attempts: Type.Integer(), backoff_ms: Type.Integer() }, { description: 'null: no resend' }),
+  ),
+  alert_quorum: Type.Integer(),
   stop_on_failure: Type.Boolean(),
   script: Type.String(),
   verify_ssl: Type.Boolean(),

@@ -23,6 +23,7 @@ export function presentIntegration(integration: Integration) {
     created_at: integration.created_at,
     notify_on: integration.notify_on,
     notify_threshold: integration.notify_threshold,
+    template: integration.template,
   };
 }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { INTEGRATION_TYPES } from '../../domain/integrations.js';
+import { NotificationTemplate } from '../../domain/notification-templates.js';
 import { StringEnum } from '../../domain/schema.js';
 import { NOTIFY_ON } from '../../domain/vocabulary.js';
 import { Nullable } from '../shared/envelope.js';
@@ -21,6 +22,9 @@ export const IntegrationOut = Type.Object({
     description: "When it notifies of runs, as an environment's e-mail notify_on; null: the type's own rule",
   }),
   notify_threshold: Nullable(Type.Integer({ description: 'With notify_on threshold: the streak of fails' })),
+  template: Type.Union([NotificationTemplate, Type.Null()], {
+    description: 'The message written from a template (docs/alerting.md); null: the standard message',
+  }),
 });
 
 export const TeamParams = Type.Object({ team_id: Type.String() });

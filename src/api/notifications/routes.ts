@@ -3,9 +3,16 @@ import { Type } from '@sinclair/typebox';
 import { RunParams } from '../runs/schemas.js';
 import type { ApiContext } from '../context.js';
 import { principalOf } from '../plugins/auth.js';
-import { BucketParams, Envelope, errorResponses, ok } from '../shared/envelope.js';
+import { BucketParams, Envelope, errorResponses, ok, TestParams } from '../shared/envelope.js';
 import { presentNotification, presentOutbox } from './present.js';
-import { NotificationOut, OutboxOut, OutboxQuery, SigningSecretOut } from './schemas.js';
+import {
+  NotificationOut,
+  OutboxOut,
+  OutboxQuery,
+  PreviewInput,
+  PreviewOut,
+  SigningSecretOut,
+} from './schemas.js';
 
 /** Notifications of a run, the bucket's signing secret, and the outbox of kept mails (DESIGN §5). */
 export const notificationRoutes =
@@ -33,6 +40,26 @@ export const notificationRoutes =
           test_run_id,
         );
         return ok(items.map((item) => presentNotification(item, integrations)));
+      },
+    );
+
+    app.post(
+      '/buckets/:bucket_key/tests/:test_id/notification-preview',
+      {
+        // Writes nothing, but a template is worked on by those who edit the test's notifications.
+        config: { scope: 'test:write' },
+        schema: {
+          tags,
+          summary:
+            "What a channel would send for the test's newest finished result, from a template or the standard message",
+          params: TestParams,
+          body: PreviewInput,
+          response: { 200: Envelope(PreviewOut), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { bucket_key, test_id } = request.params;
+        return ok(await notifications.preview(principalOf(request), bucket_key, test_id, request.body));
       },
     );
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { NotificationTemplate, PREVIEW_CHANNELS } from '../../domain/notification-templates.js';
 import { StringEnum } from '../../domain/schema.js';
 import { CHANNELS } from '../../services/notification-delivery.js';
 import { OUTBOX_PAGE } from '../../services/notifications.js';
@@ -64,4 +65,25 @@ export const OutboxQuery = Type.Object({
       description: 'Only mails kept before this Unix time (created_at of the last seen)',
     }),
   ),
+});
+
+export const PreviewInput = Type.Object(
+  {
+    channel: StringEnum(PREVIEW_CHANNELS, { description: 'Whose message: e-mail or an integration type' }),
+    template: Type.Optional(
+      Type.Union([NotificationTemplate, Type.Null()], {
+        description: 'The template to try; absent or null: the standard message',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PreviewOut = Type.Object({
+  channel: StringEnum(PREVIEW_CHANNELS),
+  subject: Nullable(Type.String({ description: 'E-mail subject or PagerDuty summary' })),
+  body: Type.String({ description: 'The mail text, or the JSON document sent' }),
+  content_type: StringEnum(['text/plain', 'application/json'] as const),
+  test_run_id: Nullable(Type.String({ description: 'The result rendered; null: sample values' })),
+  sample: Type.Boolean({ description: 'No finished result yet: rendered over sample values' }),
 });

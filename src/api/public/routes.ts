@@ -42,7 +42,7 @@ function guard(reply: FastifyReply): void {
     .header('Vary', 'Accept');
 }
 
-function sendPage(
+export function sendPage(
   reply: FastifyReply,
   status: number,
   html: string | Buffer,

@@ -1,4 +1,5 @@
-import type { ScriptResult } from '../../domain/results.js';
+import type { ScriptResult, StepResult } from '../../domain/results.js';
+import type { HtmlReport, ReportRun } from '../../reports/html.js';
 import type { StartedRun } from '../../services/runs/launcher.js';
 import type { stepSummary } from '../../services/runs/rows.js';
 import type { TestRunRow } from '../../store/database.js';
@@ -54,6 +55,7 @@ export function presentRun(row: TestRunRow, publicUrl: string) {
     started_at: row.started_at,
     finished_at: row.finished_at,
     attempts: row.attempts,
+    in_maintenance: row.in_maintenance === 1,
     error: row.error,
     requests_executed: row.requests_executed,
     assertions_defined: row.assertions_defined,
@@ -96,5 +98,62 @@ export function presentStartedRuns(runs: readonly StartedRun[], publicUrl: strin
     runs_started: runs.length,
     runs_failed: 0,
     runs_total: runs.length,
+  };
+}
+
+/**
+ * The HTML report of a stored run: its summary, with each step's full result (request and
+ * response) where the store still keeps it.
+ */
+export function reportOfRun(
+  testName: string,
+  row: TestRunRow,
+  details: readonly StepResult[],
+  publicUrl: string,
+  now: number,
+): HtmlReport {
+  const run = presentRun(row, publicUrl);
+  const previous = run.previous_attempt;
+  // The kept steps run in order: the retried attempt's, then the last attempt's.
+  const split = previous ? previous.requests.length : 0;
+  const full = (summaries: readonly StepSummary[], kept: readonly StepResult[]): StepResult[] =>
+    summaries.map((summary, i) =>
+      kept[i]?.uuid === summary.uuid ? kept[i]! : { ...summary, request: null, response: null },
+    );
+  const finishedAt = run.finished_at ?? now;
+  const outcome: ReportRun['outcome'] = {
+    result: run.result === 'pass' || run.result === 'fail' || run.result === 'canceled' ? run.result : 'fail',
+    started_at: run.started_at ?? run.queued_at,
+    finished_at: finishedAt,
+    error: run.error ?? (run.finished_at === null ? `the run is ${run.result}` : null),
+    initial_variables: run.initial_variables,
+    variables: run.variables,
+    environment_script: run.environment_script,
+    requests: full(run.requests, details.slice(split)),
+    previous_attempt: previous
+      ? {
+          result: previous.result === 'pass' ? 'pass' : 'fail',
+          started_at: previous.started_at,
+          finished_at: previous.finished_at,
+          error: previous.error,
+          initial_variables: {},
+          variables: {},
+          environment_script: null,
+          requests: full(previous.requests, details.slice(0, split)),
+        }
+      : null,
+  };
+  return {
+    title: `${testName} · result ${row.id}`,
+    generated_at: now,
+    runs: [
+      {
+        test_name: testName,
+        iteration: null,
+        environment_name: `${row.environment_name}, region ${row.region}`,
+        source: run.test_run_url,
+        outcome,
+      },
+    ],
   };
 }

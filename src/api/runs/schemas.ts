@@ -61,6 +61,19 @@ const stepSummaryProperties = {
   started_at: Type.Number(),
   finished_at: Type.Number(),
   subtest_run_id: Type.Optional(Nullable(Type.String())),
+  attempts: Type.Optional(
+    Type.Array(
+      Type.Object({
+        started_at: Type.Number(),
+        finished_at: Type.Number(),
+        error: Nullable(Type.String()),
+        response_status_code: Num(),
+        response_time_ms: Num(),
+        timings: Type.Union([TimingsOut, Type.Null()]),
+      }),
+      { description: 'Every send, when the environment resends after transport errors' },
+    ),
+  ),
 };
 
 export const StepSummaryOut = Type.Object(stepSummaryProperties);
@@ -99,6 +112,9 @@ export const RunOut = Type.Object({
   started_at: Num(),
   finished_at: Num(),
   attempts: Type.Integer(),
+  in_maintenance: Type.Boolean({
+    description: 'A maintenance window covered the run when it was queued; its notifications are muted',
+  }),
   error: Nullable(Type.String()),
   requests_executed: Type.Integer(),
   assertions_defined: Type.Integer(),
@@ -239,4 +255,10 @@ export const StepResultParams = Type.Object({
   test_id: Type.String(),
   test_run_id: Type.String(),
   step_id: Type.String(),
+});
+
+/** Where the runs of a data-driven batch go; the rows come in the body (CSV or JSON). */
+export const BatchQuery = Type.Object({
+  environment_id: Type.Optional(Type.String({ format: 'uuid' })),
+  region: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' })),
 });

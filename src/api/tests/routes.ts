@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { curlScript } from '../../services/exports/curl.js';
+import { postmanCollection } from '../../services/exports/postman.js';
 import type { ApiContext } from '../context.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok, TestParams } from '../shared/envelope.js';
@@ -12,6 +14,7 @@ import {
   TestCreateBody,
   TestCreateQuery,
   TestDetail,
+  ExportQuery,
   TestExportOut,
   TestListItem,
   TestPatch,
@@ -169,12 +172,23 @@ export const testRoutes =
         schema: {
           tags: ['tests'],
           summary:
-            'The test as a portable JSON file (POST it to …/tests to recreate it; `vigil run` runs it)',
+            'The test as a portable JSON file (POST it to …/tests to recreate it; `vigil run` runs it), ' +
+            'a Postman collection or a cURL script',
           description:
-            'A download: the bare test document, not wrapped in the envelope, with ' +
-            '`Content-Disposition: attachment; filename="<test name>.json"`. Errors keep the envelope.',
+            'A download, with `Content-Disposition: attachment`. `format=vigil` (default): the bare test ' +
+            'document, not wrapped in the envelope, named `<test name>.json`. `format=postman`: a Postman ' +
+            'collection (v2.1) named `<test name>.postman_collection.json`. `format=curl`: a bash script ' +
+            'with one curl command per request step, named `<test name>.sh`. Errors keep the envelope.',
           params: TestParams,
-          response: { 200: TestExportOut, ...errorResponses },
+          querystring: ExportQuery,
+          response: {
+            200: Type.Union([
+              TestExportOut,
+              Type.Object({}, { additionalProperties: true, description: 'format=postman: the collection' }),
+              Type.String({ description: 'format=curl: the bash script' }),
+            ]),
+            ...errorResponses,
+          },
         },
       },
       async (request, reply) => {
@@ -183,8 +197,24 @@ export const testRoutes =
           request.params.bucket_key,
           request.params.test_id,
         );
-        reply.header('content-disposition', `attachment; filename="${exportFileName(exported.name)}"`);
-        return exported;
+        const format = request.query.format ?? 'vigil';
+        const base = exportFileName(exported.name).replace(/\.json$/, '');
+        const names = {
+          vigil: `${base}.json`,
+          postman: `${base}.postman_collection.json`,
+          curl: `${base}.sh`,
+        };
+        reply.header('content-disposition', `attachment; filename="${names[format]}"`);
+        switch (format) {
+          case 'vigil':
+            return reply.type('application/json; charset=utf-8').send(JSON.stringify(exported));
+          case 'postman':
+            return reply
+              .type('application/json; charset=utf-8')
+              .send(JSON.stringify(postmanCollection(exported), null, 2));
+          case 'curl':
+            return reply.type('text/x-shellscript; charset=utf-8').send(curlScript(exported));
+        }
       },
     );
 

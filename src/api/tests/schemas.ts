@@ -4,7 +4,7 @@ import { IntervalSchema } from '../../domain/schedules.js';
 import { StepInput } from '../../domain/steps.js';
 import { EnvironmentOut } from '../environments/schemas.js';
 import { ScheduleOut } from '../schedules/schemas.js';
-import { OrNull } from '../../domain/schema.js';
+import { OrNull, StringEnum } from '../../domain/schema.js';
 import { Nullable } from '../shared/envelope.js';
 import { StepOut } from '../steps/schemas.js';
 
@@ -212,4 +212,11 @@ export const RestoreOut = Type.Object({
 export const RevisionsOut = Type.Object({
   test_revisions: Type.Array(RevisionOut),
   env_revisions: Type.Record(Type.String(), Type.Array(RevisionOut)),
+});
+
+export const EXPORT_FORMATS = ['vigil', 'postman', 'curl'] as const;
+
+/** `…/export?format=`: the portable test (default), a Postman collection, or a cURL script. */
+export const ExportQuery = Type.Object({
+  format: Type.Optional(StringEnum(EXPORT_FORMATS)),
 });

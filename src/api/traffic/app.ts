@@ -4,6 +4,7 @@ import { parseTrafficHost } from '../../domain/gateway-urls.js';
 import { type AppOptions, serverOptions } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { registerErrorHandling } from '../plugins/errors.js';
+import { registerRequestMetrics } from '../plugins/metrics.js';
 import { registerStorageGuard } from '../plugins/storage.js';
 import { recordingRoutes, senderScheme } from './recording.js';
 
@@ -48,6 +49,7 @@ export async function buildTrafficApp(ctx: ApiContext, options: AppOptions): Pro
     (path) =>
       `No traffic URL at ${path}: send requests to ${ctx.trafficUrl}/capture/<bucket_key>/… or ${ctx.trafficUrl}/gateway/<bucket_key>/<scheme>/<host>/…`,
   );
+  if (ctx.metrics) registerRequestMetrics(app, ctx.metrics.metrics);
   // A full store refuses traffic before it is forwarded or read: every request here would be recorded.
   registerStorageGuard(app, ctx.storage, 'all');
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -1,17 +1,22 @@
 import type { StepResult } from '../../domain/results.js';
 import type { Step } from '../../domain/steps.js';
-import { failedChecks, type Reporter, stepLabel, stepTimeMs, type TestRun } from './reporter.js';
+import { failedChecks, type Reporter, runLabel, stepLabel, stepTimeMs, type TestRun } from './reporter.js';
 
 export interface CliReporterOptions {
   write(text: string): void;
   /** ANSI colours and a live "running" line; only for a terminal. */
   color: boolean;
+  /**
+   * Print steps as they finish (default). Off when runs go in parallel: each run is then printed as
+   * one block when it finishes, so the lines of two runs never mix.
+   */
+  live?: boolean;
 }
 
 const SYMBOLS = { pass: '✔', fail: '✘', skipped: '–' } as const;
 
 /** Human progress: one line per step as it finishes, the failed checks under it, a summary per test. */
-export function createCliReporter({ write, color }: CliReporterOptions): Reporter {
+export function createCliReporter({ write, color, live = true }: CliReporterOptions): Reporter {
   const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const green = (text: string) => paint(32, text);
   const red = (text: string) => paint(31, text);
@@ -44,31 +49,41 @@ export function createCliReporter({ write, color }: CliReporterOptions): Reporte
     return lines.length > 0 ? `${lines.join('\n')}\n` : '';
   };
 
+  const heading = (label: string, environment: string) =>
+    `\n${bold(label)} ${dim(`· environment "${environment}"`)}\n`;
+  const retrying = (attempt: number) =>
+    `  ${dim(`↻ the run failed; retrying (retry_on_failure), attempt ${attempt}`)}\n`;
+
   return {
-    events: {
-      runStarted({ definition, attempt }) {
-        clearPending();
-        if (attempt === 1) {
-          write(`\n${bold(definition.test.name)} ${dim(`· environment "${definition.environment.name}"`)}\n`);
-        } else {
-          write(`  ${dim(`↻ the run failed; retrying (retry_on_failure), attempt ${attempt}`)}\n`);
+    events: live
+      ? {
+          runStarted({ definition, attempt }, label) {
+            clearPending();
+            write(attempt === 1 ? heading(label, definition.environment.name) : retrying(attempt));
+          },
+          stepStarted({ step }) {
+            if (!color) return;
+            clearPending();
+            write(`  ${dim(`… ${pendingLabel(step)}`)}`);
+            pending = true;
+          },
+          stepFinished({ result }) {
+            clearPending();
+            write(stepLine(result) + details(result));
+          },
         }
-      },
-      stepStarted({ step }) {
-        if (!color) return;
-        clearPending();
-        write(`  ${dim(`… ${pendingLabel(step)}`)}`);
-        pending = true;
-      },
-      stepFinished({ result }) {
-        clearPending();
-        write(stepLine(result) + details(result));
-      },
-    },
+      : {},
 
     runFinished(run: TestRun) {
       clearPending();
       const { outcome } = run;
+      if (!live) {
+        const steps = (requests: readonly StepResult[]) =>
+          requests.map((step) => stepLine(step) + details(step)).join('');
+        write(heading(runLabel(run), run.environment_name));
+        if (outcome.previous_attempt) write(steps(outcome.previous_attempt.requests) + retrying(2));
+        write(steps(outcome.requests));
+      }
       const count = (status: StepResult['result']) =>
         outcome.requests.filter((r) => r.result === status).length;
       const time = Math.round((outcome.finished_at - outcome.started_at) * 1000);
@@ -85,7 +100,7 @@ export function createCliReporter({ write, color }: CliReporterOptions): Reporte
         ? green(`${SYMBOLS.pass} passed`)
         : red(`${SYMBOLS.fail} ${outcome.result === 'canceled' ? 'canceled' : 'failed'}`);
       lines.push(
-        `${verdict} ${bold(run.test_name)} ${dim(`(${run.file})`)}: ${plural(outcome.requests.length, 'step')}, ` +
+        `${verdict} ${bold(runLabel(run))} ${dim(`(${run.file})`)}: ${plural(outcome.requests.length, 'step')}, ` +
           `${count('pass')} passed, ${count('fail')} failed, ${count('skipped')} skipped ${dim(`in ${time} ms`)}`,
       );
       write(`${lines.join('\n')}\n`);

@@ -1,6 +1,6 @@
 import type { Reporter } from './reporter.js';
 
-/** One JSON document: `{ runs: [{ file, test_id, test_name, environment_name, outcome }], passed, failed }`. */
+/** One JSON document: `{ runs: [{ file, test_id, test_name, environment_name, row, outcome }], passed, failed }`. */
 export function createJsonReporter(): Reporter {
   return {
     events: {},

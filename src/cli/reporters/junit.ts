@@ -1,5 +1,5 @@
 import type { StepResult } from '../../domain/results.js';
-import { failedChecks, type Reporter, stepLabel, stepTimeMs, type TestRun } from './reporter.js';
+import { failedChecks, type Reporter, runLabel, stepLabel, stepTimeMs, type TestRun } from './reporter.js';
 
 /**
  * JUnit XML, as CI servers read it: one `<testsuite>` per test, one `<testcase>` per step result.
@@ -44,7 +44,7 @@ function suite(run: TestRun): { xml: string; counts: SuiteCounts } {
   if (outcome.error !== null) {
     cases.push(
       [
-        `    <testcase${attributes({ name: 'run', classname: run.test_name, time: '0' })}>`,
+        `    <testcase${attributes({ name: 'run', classname: runLabel(run), time: '0' })}>`,
         `      <failure${attributes({ message: outcome.error, type: 'run' })}/>`,
         '    </testcase>',
       ].join('\n'),
@@ -65,7 +65,7 @@ function suite(run: TestRun): { xml: string; counts: SuiteCounts } {
     .join('\n');
   const xml = [
     `  <testsuite${attributes({
-      name: run.test_name,
+      name: runLabel(run),
       tests: counts.tests,
       failures: counts.failures,
       errors: 0,
@@ -84,7 +84,7 @@ function suite(run: TestRun): { xml: string; counts: SuiteCounts } {
 function testCase(run: TestRun, step: StepResult): string {
   const open = `    <testcase${attributes({
     name: `${step.step_type} ${stepLabel(step)}`,
-    classname: run.test_name,
+    classname: runLabel(run),
     time: seconds(stepTimeMs(step) / 1000),
   })}`;
   const body: string[] = [];

@@ -8,6 +8,8 @@ export interface TestRun {
   test_id: string;
   test_name: string;
   environment_name: string;
+  /** The data row of a data-driven run (`--data`), counted from 1; null otherwise. */
+  row: number | null;
   outcome: RunOutcome;
 }
 
@@ -18,16 +20,38 @@ export interface RunTotals {
   not_run: number;
 }
 
+type RunStarted = Parameters<NonNullable<RunEvents['runStarted']>>[0];
+
+/** The engine's events, with the run's label (test name, and data row) at its start. */
+export interface ReporterEvents {
+  runStarted?(event: RunStarted, label: string): void;
+  stepStarted?: RunEvents['stepStarted'];
+  stepFinished?: RunEvents['stepFinished'];
+}
+
 /** A reporter follows the engine's events while tests run and renders the whole report at the end. */
 export interface Reporter {
-  readonly events: RunEvents;
+  readonly events: ReporterEvents;
   runFinished(run: TestRun): void;
   /** The report document to write, or null when the reporter printed everything as it went. */
   end(runs: readonly TestRun[], totals: RunTotals): string | null;
 }
 
-export const REPORTERS = ['cli', 'json', 'junit'] as const;
+export const REPORTERS = ['cli', 'json', 'junit', 'html'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
+/** The reporters that write a document (to a file, or to stdout when alone); `cli` prints progress. */
+export type DocumentReporterName = Exclude<ReporterName, 'cli'>;
+/** Where a document reporter writes when no file is named for it and stdout is taken. */
+export const DEFAULT_REPORT_FILES: Record<DocumentReporterName, string> = {
+  json: 'vigil-report.json',
+  junit: 'vigil-report.xml',
+  html: 'vigil-report.html',
+};
+
+/** The test's name, and the data row when there is one: `Users API · row 3`. */
+export function runLabel(run: { test_name: string; row: number | null }): string {
+  return run.row === null ? run.test_name : `${run.test_name} · row ${run.row}`;
+}
 
 /** What a step did, in a few words: `GET https://…`, `SUBTEST Child test`, `pause (paused 2 s)`. */
 export function stepLabel(step: StepResult): string {

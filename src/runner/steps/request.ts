@@ -1,13 +1,19 @@
 import type { Auth } from '../../domain/auth.js';
-import type { ScriptResult, StepResult } from '../../domain/results.js';
+import type { ScriptResult, StepAttempt, StepResult } from '../../domain/results.js';
 import type { RequestStep } from '../../domain/steps.js';
 import { applyAuth, type AuthTarget, findHeader } from '../auth.js';
 import { bodyRecord } from '../bodies.js';
 import type { RunContext } from '../context.js';
 import type { ResponseSubject } from '../extract.js';
-import { HttpFailure, type InboundResponse } from '../../net/client.js';
+import {
+  HttpFailure,
+  type InboundResponse,
+  isTransportFailure,
+  type OutboundRequest,
+} from '../../net/client.js';
 import type { ScriptJob, ScriptOutcome, ScriptRequest, ScriptResponse } from '../sandbox/sandbox.js';
 import { emptyResult, settle, StepChecks } from './checks.js';
+import { realSleep, type Sleep } from './pause.js';
 
 /** A request as it is being prepared: templates resolved, then scripts and auth applied. */
 type Outgoing = AuthTarget;
@@ -16,7 +22,11 @@ type Outgoing = AuthTarget;
  * A request step, in the order of DESIGN §4: templates → pre-request scripts → auth → HTTP
  * request → variables → post-response scripts → assertions.
  */
-export async function runRequestStep(ctx: RunContext, step: RequestStep): Promise<StepResult> {
+export async function runRequestStep(
+  ctx: RunContext,
+  step: RequestStep,
+  sleep: Sleep = realSleep,
+): Promise<StepResult> {
   const result = emptyResult(ctx, step);
   result.note = step.note;
   result.method = step.method;
@@ -72,24 +82,24 @@ export async function runRequestStep(ctx: RunContext, step: RequestStep): Promis
     ...bodyRecord(requestBytes, ctx.limits.maxBodyBytes),
   };
 
-  let response: InboundResponse;
-  try {
-    response = await ctx.session.send(
-      {
-        method: outgoing.method,
-        url: outgoing.url,
-        headers: outgoing.headers,
-        body: requestBytes.length > 0 ? requestBytes : null,
-        timeoutMs: ctx.limits.requestTimeoutMs,
-      },
-      ctx.signal,
-    );
-  } catch (err) {
-    if (!(err instanceof HttpFailure)) throw err;
-    result.error = err.message;
-    result.timings = err.timings;
+  const sent = await sendWithRetries(
+    ctx,
+    {
+      method: outgoing.method,
+      url: outgoing.url,
+      headers: outgoing.headers,
+      body: requestBytes.length > 0 ? requestBytes : null,
+      timeoutMs: ctx.limits.requestTimeoutMs,
+    },
+    sleep,
+  );
+  if (sent.attempts) result.attempts = sent.attempts;
+  if ('failure' in sent) {
+    result.error = sent.failure.message;
+    result.timings = sent.failure.timings;
     return settle(ctx, result);
   }
+  const { response } = sent;
 
   result.response_status_code = response.status;
   result.response_time_ms = round3(response.timeMs);
@@ -126,6 +136,53 @@ export async function runRequestStep(ctx: RunContext, step: RequestStep): Promis
   }
   result.error = checks.error;
   return settle(ctx, result);
+}
+
+type Sent = { attempts: StepAttempt[] | undefined } & (
+  { response: InboundResponse } | { failure: HttpFailure }
+);
+
+/**
+ * Sends the request, and again after a transport error while the environment's
+ * `retry_transport_errors` allows, waiting `backoff_ms` between two sends. A request that got an
+ * HTTP answer is never sent again. With the policy set, every send is listed in `attempts`.
+ */
+async function sendWithRetries(ctx: RunContext, request: OutboundRequest, sleep: Sleep): Promise<Sent> {
+  const policy = ctx.settings.retry_transport_errors;
+  const attempts: StepAttempt[] | undefined = policy ? [] : undefined;
+  for (let resends = 0; ; resends++) {
+    const startedAt = ctx.nowSeconds();
+    try {
+      const response = await ctx.session.send(request, ctx.signal);
+      attempts?.push({
+        started_at: startedAt,
+        finished_at: ctx.nowSeconds(),
+        error: null,
+        response_status_code: response.status,
+        response_time_ms: round3(response.timeMs),
+        timings: response.timings,
+      });
+      return { attempts, response };
+    } catch (err) {
+      if (!(err instanceof HttpFailure)) throw err;
+      attempts?.push({
+        started_at: startedAt,
+        finished_at: ctx.nowSeconds(),
+        error: err.message,
+        response_status_code: null,
+        response_time_ms: null,
+        timings: err.timings,
+      });
+      if (!policy || resends >= policy.attempts || !isTransportFailure(err))
+        return { attempts, failure: err };
+      try {
+        await sleep(policy.backoff_ms, ctx.signal);
+      } catch {
+        // Canceled or out of time while waiting: the last failure stands and the run stops.
+        return { attempts, failure: err };
+      }
+    }
+  }
 }
 
 /** Post-response scripts, in order, with `response`; a failing script stops the ones after it. */

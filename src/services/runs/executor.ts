@@ -7,7 +7,7 @@ import type { TestRunRow } from '../../store/database.js';
 import { runsRepo } from '../../store/repositories/runs.js';
 import type { Executor, Store } from '../../store/store.js';
 import type { RunDefinitions } from './definitions.js';
-import type { RunLifecycle } from './events.js';
+import { endedRun, type RunLifecycle } from './events.js';
 import type { RunRecorder } from './recorder.js';
 import {
   type InterruptedAttempt,
@@ -83,14 +83,17 @@ export class RunExecutor {
         await this.requeueJob(trx, run);
         return 'requeued' as const;
       }
-      if (
-        !(await runsRepo.cancel(trx, run.id, nowFloat(), `${reason}; it had been handed over once already`))
-      )
+      const now = nowFloat();
+      if (!(await runsRepo.cancel(trx, run.id, now, `${reason}; it had been handed over once already`)))
         return 'none' as const;
       await this.deps.lifecycle.finished(trx, run.id);
-      return 'canceled' as const;
+      return endedRun(run, 'canceled', now);
     });
     if (outcome === 'requeued') this.deps.queue.notify();
+    if (typeof outcome === 'object') {
+      this.deps.lifecycle.ended(outcome);
+      return 'canceled';
+    }
     return outcome;
   }
 
@@ -187,13 +190,17 @@ export class RunExecutor {
 
   /** Ends a run that is still queued as canceled with the reason; false when it had moved on. */
   async cancelQueued(runId: string, reason: string): Promise<boolean> {
-    return this.deps.store.transaction(async (trx) => {
+    const now = nowFloat();
+    const source = await this.deps.store.transaction(async (trx) => {
       const run = await runsRepo.byId(trx, runId);
-      if (!run || run.result !== 'queued') return false;
-      if (!(await runsRepo.cancel(trx, runId, nowFloat(), reason))) return false;
+      if (!run || run.result !== 'queued') return null;
+      if (!(await runsRepo.cancel(trx, runId, now, reason))) return null;
       await this.deps.lifecycle.finished(trx, runId);
-      return true;
+      return run.source;
     });
+    if (source === null) return false;
+    this.deps.lifecycle.ended({ result: 'canceled', source, startedAt: null, finishedAt: now });
+    return true;
   }
 }
 

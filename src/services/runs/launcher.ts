@@ -1,6 +1,7 @@
+import { type DataRow, DataRowsError, dataRowsOf, parseDataRows } from '../../domain/data-rows.js';
 import type { EnvironmentSettings } from '../../domain/environments.js';
 import { AppError, invalid, notFound, RateLimited } from '../../domain/errors.js';
-import { isUuid, nowFloat } from '../../domain/ids.js';
+import { isUuid, newId, nowFloat } from '../../domain/ids.js';
 import type { RunSource } from '../../domain/results.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { AgentRow, TestRow, TestRunRow } from '../../store/database.js';
@@ -10,6 +11,7 @@ import { environmentsRepo } from '../../store/repositories/environments.js';
 import { runsRepo } from '../../store/repositories/runs.js';
 import { testsRepo } from '../../store/repositories/tests.js';
 import type { Executor, Store } from '../../store/store.js';
+import { maintenanceOfTest } from '../maintenance.js';
 import type { Principal } from '../principal.js';
 import { SlidingWindowLimiter } from '../rate-limit.js';
 import type { TestService } from '../tests.js';
@@ -40,6 +42,8 @@ export function withReservedAliases(parameters: Record<string, string>): Record<
 
 export const TRIGGER_LIMIT = { triggers: 10, windowMs: 10_000 } as const;
 export const MAX_BATCH = 50;
+/** Rows a data-driven batch (`POST …/tests/<id>/batch`) may hold. */
+export const BATCH_ROW_LIMIT = 1_000;
 
 /** A run as the trigger answers it (DESIGN §4). */
 export interface StartedRun {
@@ -136,6 +140,45 @@ export class RunLauncher {
   }
 
   /**
+   * A data-driven batch from the API (`POST …/tests/<id>/batch`): one manual run per row of a CSV
+   * text or a JSON array, the row's columns as initial variables over the environment's.
+   */
+  async runBatch(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    file: { csv: string } | { json: unknown },
+    options: { environment_id?: string | undefined; region?: string | undefined },
+  ): Promise<StartedRun[]> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    let rows: DataRow[];
+    try {
+      rows =
+        'csv' in file
+          ? parseDataRows(file.csv, 'csv', { maxRows: Infinity })
+          : dataRowsOf(file.json, { maxRows: Infinity });
+    } catch (error) {
+      if (error instanceof DataRowsError) throw invalid('body', error.message);
+      throw error;
+    }
+    if (rows.length > BATCH_ROW_LIMIT) {
+      throw new AppError(
+        'limit_reached',
+        `A batch holds at most ${BATCH_ROW_LIMIT} rows; the file has ${rows.length}`,
+      );
+    }
+    return this.start(
+      rows.map((variables) => ({
+        test,
+        environmentId: options.environment_id,
+        region: options.region,
+        variables: { ...variables },
+        source: 'manual' as const,
+      })),
+    );
+  }
+
+  /**
    * Queues the runs of a schedule's planned start inside the scheduler's transaction (the caller
    * wakes the workers after it commits).
    */
@@ -217,6 +260,11 @@ export class RunLauncher {
     const settings = await this.deps.definitions.resolveEnvironment(trx, environment);
     const targets = await this.targetsOf(trx, request, environment.name, settings);
     const now = nowFloat();
+    // A maintenance window pauses the test's schedules, or mutes the notifications of its runs.
+    const maintenance = await maintenanceOfTest(trx, test, request.plannedAt ?? now);
+    if (maintenance === 'pause' && request.source === 'scheduled') return [];
+    // The runs of one start share a round: an alert quorum decides their notifications together.
+    const roundId = targets.length > 1 ? newId() : null;
     const rows = targets.map(({ region, agent, agent_id }) =>
       newRunRow({
         test_id: test.id,
@@ -237,6 +285,8 @@ export class RunLauncher {
         notification_url: request.notificationUrl ?? null,
         planned_at: request.plannedAt ?? null,
         schedule_id: request.scheduleId ?? null,
+        round_id: roundId,
+        in_maintenance: maintenance === null ? 0 : 1,
       }),
     );
     await runsRepo.insert(trx, rows);

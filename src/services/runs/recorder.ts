@@ -3,9 +3,10 @@ import { nowFloat } from '../../domain/ids.js';
 import { type RunOutcome, ZERO_COUNTERS } from '../../domain/results.js';
 import type { RunDefinition } from '../../runner/engine.js';
 import type { TestRunRow } from '../../store/database.js';
+import { rollupsRepo } from '../../store/repositories/rollups.js';
 import { runsRepo } from '../../store/repositories/runs.js';
-import type { Store } from '../../store/store.js';
-import type { RunLifecycle } from './events.js';
+import type { Executor, Store } from '../../store/store.js';
+import { endedRun, type RunLifecycle } from './events.js';
 import { finishFields, newRunRow, parseInterrupted, stepRows } from './rows.js';
 
 /** Result retention of one test runs at most this often per process. */
@@ -40,13 +41,21 @@ export class RunRecorder {
   ): Promise<boolean> {
     const stored = await this.deps.store.transaction(async (trx) => {
       const interrupted = parseInterrupted(run.interrupted_attempts);
-      const finished = await runsRepo.finish(trx, run.id, finishFields(outcome, interrupted), workerId);
+      const fields = finishFields(outcome, interrupted);
+      const finished = await runsRepo.finish(trx, run.id, fields, workerId);
       if (!finished) return false;
       await runsRepo.insertSteps(trx, stepRows(run.id, outcome));
+      await countDaily(trx, run, fields);
       if (settings === undefined || mayNotify(run, settings)) await this.deps.lifecycle.finished(trx, run.id);
       return true;
     });
     if (!stored) return false;
+    this.deps.lifecycle.ended({
+      result: outcome.result,
+      source: run.source,
+      startedAt: outcome.started_at,
+      finishedAt: outcome.finished_at,
+    });
     await this.applyRetention(run.test_id);
     return true;
   }
@@ -54,8 +63,8 @@ export class RunRecorder {
   /** Ends a run that could not start (its test or environment is gone) as failed with `error`. */
   async finishWithError(run: TestRunRow, error: string): Promise<void> {
     const now = nowFloat();
-    await this.deps.store.transaction(async (trx) => {
-      const finished = await runsRepo.finish(trx, run.id, {
+    const ended = await this.deps.store.transaction(async (trx) => {
+      const fields = {
         ...ZERO_COUNTERS,
         result: 'fail',
         started_at: run.started_at ?? now,
@@ -69,9 +78,14 @@ export class RunRecorder {
           variables: {},
           environment_script: null,
         }),
-      });
-      if (finished) await this.deps.lifecycle.finished(trx, run.id);
+      };
+      const finished = await runsRepo.finish(trx, run.id, fields);
+      if (!finished) return false;
+      await countDaily(trx, run, fields);
+      await this.deps.lifecycle.finished(trx, run.id);
+      return true;
     });
+    if (ended) this.deps.lifecycle.ended(endedRun(run, 'fail', now));
   }
 
   /** Stores a finished subtest run as a run of its own test (`source: subtest`); answers its id. */
@@ -99,11 +113,18 @@ export class RunRecorder {
       notification_url: null,
       planned_at: null,
       schedule_id: null,
+      round_id: null,
     });
     await this.deps.store.transaction(async (trx) => {
       await runsRepo.insert(trx, [row]);
       await runsRepo.finish(trx, row.id, finishFields(outcome));
       await runsRepo.insertSteps(trx, stepRows(row.id, outcome));
+    });
+    this.deps.lifecycle.ended({
+      result: outcome.result,
+      source: 'subtest',
+      startedAt: outcome.started_at,
+      finishedAt: outcome.finished_at,
     });
     return row.id;
   };
@@ -129,6 +150,22 @@ export class RunRecorder {
       )
       .catch(() => undefined);
   }
+}
+
+/** Counts a finished pass or fail run in the daily rollups status pages read (subtest runs aside). */
+async function countDaily(
+  trx: Executor,
+  run: TestRunRow,
+  fields: Pick<TestRunRow, 'result' | 'finished_at'>,
+): Promise<void> {
+  if (run.source === 'subtest' || fields.finished_at === null) return;
+  if (fields.result !== 'pass' && fields.result !== 'fail') return;
+  await rollupsRepo.count(trx, {
+    test_id: run.test_id,
+    environment_id: run.environment_id,
+    finished_at: fields.finished_at,
+    result: fields.result,
+  });
 }
 
 /** Whether anyone may hear of a run's end: webhooks, a notification URL, e-mail or integrations. */

@@ -7,7 +7,7 @@ import { runsRepo } from '../../store/repositories/runs.js';
 import type { Store } from '../../store/store.js';
 import type { Principal } from '../principal.js';
 import type { TestService } from '../tests.js';
-import type { RunLifecycle } from './events.js';
+import { endedRun, type RunLifecycle } from './events.js';
 import type { RunExecutor } from './executor.js';
 import { isSafeId } from './rows.js';
 
@@ -73,6 +73,23 @@ export class RunResults {
     return JSON.parse(detail) as StepResult;
   }
 
+  /**
+   * A run with every step result kept for it (request and response included), for the report
+   * download; steps past the retention limit are left out, and the report shows their summaries.
+   */
+  async withSteps(
+    principal: Principal,
+    bucketKey: string,
+    testId: string,
+    runId: string,
+  ): Promise<{ testName: string; run: TestRunRow; steps: StepResult[] }> {
+    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
+    const run = isUuid(runId) ? await runsRepo.ofTest(this.deps.store.db, test.id, runId) : undefined;
+    if (!run) throw notFound(`Result ${runId}`);
+    const details = await runsRepo.stepDetails(this.deps.store.db, run.id);
+    return { testName: test.name, run, steps: details.map((d) => JSON.parse(d) as StepResult) };
+  }
+
   /** Response times and success over a timeframe, per region and environment (or all). */
   async metrics(
     principal: Principal,
@@ -107,11 +124,13 @@ export class RunResults {
   /** Cancels a queued or working run; a finished run answers 409. */
   async cancel(principal: Principal, bucketKey: string, testId: string, runId: string): Promise<TestRunRow> {
     const run = await this.get(principal, bucketKey, testId, runId);
+    const now = nowFloat();
     const canceled = await this.deps.store.transaction(async (trx) => {
-      const done = await runsRepo.cancel(trx, run.id, nowFloat(), 'canceled by request');
+      const done = await runsRepo.cancel(trx, run.id, now, 'canceled by request');
       if (done) await this.deps.lifecycle.finished(trx, run.id);
       return done;
     });
+    if (canceled) this.deps.lifecycle.ended(endedRun(run, 'canceled', now));
     if (!canceled)
       throw new AppError(
         'conflict',

@@ -34,13 +34,15 @@ export type NewRun = Pick<
   | 'notification_url'
   | 'planned_at'
   | 'schedule_id'
-> & { variables: Record<string, string> };
+  | 'round_id'
+> & { variables: Record<string, string>; in_maintenance?: number };
 
 /** A new `test_runs` row: not finished, no counters, no summary, on no worker. */
-export function newRunRow({ variables, ...run }: NewRun): TestRunRow {
+export function newRunRow({ variables, in_maintenance = 0, ...run }: NewRun): TestRunRow {
   return {
     id: newId(),
     ...run,
+    in_maintenance,
     finished_at: null,
     ...ZERO_COUNTERS,
     response_time_ms: null,

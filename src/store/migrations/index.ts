@@ -15,6 +15,9 @@ import * as m0013 from './0013_teams.js';
 import * as m0014 from './0014_token_name_expiry.js';
 import * as m0015 from './0015_captures_not_errors.js';
 import * as m0016 from './0016_integration_notify_on.js';
+import * as m0017 from './0017_alerting.js';
+import * as m0018 from './0018_status_pages.js';
+import * as m0019 from './0019_runs_recent_index.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +37,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_token_name_expiry': m0014,
   '0015_captures_not_errors': m0015,
   '0016_integration_notify_on': m0016,
+  '0017_alerting': m0017,
+  '0018_status_pages': m0018,
+  '0019_runs_recent_index': m0019,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -40,7 +40,7 @@ export const integrationsRepo = {
     db: Executor,
     teamId: string,
     id: string,
-    changes: Pick<IntegrationRow, 'description' | 'notify_on' | 'notify_threshold'>,
+    changes: Pick<IntegrationRow, 'description' | 'notify_on' | 'notify_threshold' | 'template'>,
   ): Promise<void> {
     await db
       .updateTable('integrations')

@@ -11,6 +11,25 @@ export type RegionFilter =
 
 /** Rows of the embedded job queue (the `jobs` table). */
 export const jobsRepo = {
+  /** Per job name, the ready jobs due by `now` and the earliest due time among them (metrics). */
+  async waitingByName(
+    db: Executor,
+    now: number,
+  ): Promise<{ name: string; waiting: number; oldest: number }[]> {
+    const rows = await db
+      .selectFrom('jobs')
+      .select((eb) => [
+        'name',
+        eb.fn.countAll<number | string>().as('waiting'),
+        eb.fn.min('run_after').as('oldest'),
+      ])
+      .where('state', '=', 'ready')
+      .where('run_after', '<=', now)
+      .groupBy('name')
+      .execute();
+    return rows.map((row) => ({ name: row.name, waiting: Number(row.waiting), oldest: Number(row.oldest) }));
+  },
+
   async insert(db: Executor, row: JobRow): Promise<void> {
     await db.insertInto('jobs').values(row).execute();
   },

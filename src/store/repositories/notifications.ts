@@ -1,4 +1,10 @@
-import type { NotificationAttemptRow, NotificationRow, OutboxRow, TestRunRow } from '../database.js';
+import type {
+  AlertRoundRow,
+  NotificationAttemptRow,
+  NotificationRow,
+  OutboxRow,
+  TestRunRow,
+} from '../database.js';
 import type { Executor } from '../store.js';
 
 export const notificationsRepo = {
@@ -11,6 +17,33 @@ export const notificationsRepo = {
       .returning('id')
       .executeTakeFirst();
     return inserted !== undefined;
+  },
+
+  /**
+   * Records the decision of a round; false when another process decided it first (the primary key
+   * on round_id is the guard, on every dialect).
+   */
+  async claimRound(db: Executor, row: AlertRoundRow): Promise<boolean> {
+    const inserted = await db
+      .insertInto('alert_rounds')
+      .values(row)
+      .onConflict((oc) => oc.column('round_id').doNothing())
+      .returning('round_id')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  },
+
+  async roundDecided(db: Executor, roundId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('alert_rounds')
+      .select('round_id')
+      .where('round_id', '=', roundId)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  roundOf(db: Executor, roundId: string): Promise<AlertRoundRow | undefined> {
+    return db.selectFrom('alert_rounds').selectAll().where('round_id', '=', roundId).executeTakeFirst();
   },
 
   byId(db: Executor, id: string): Promise<NotificationRow | undefined> {

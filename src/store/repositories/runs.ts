@@ -1,28 +1,96 @@
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { TestRunRow, TestRunStepTable } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 import type { LastRunSummary } from './tests.js';
 
+/** The columns of a run as `last_run` and the recent runs of a test list show it. */
+const SUMMARY_COLUMNS = [
+  'id as test_run_id',
+  'result',
+  'environment_id',
+  'environment_name',
+  'region',
+  'source',
+  'started_at',
+  'finished_at',
+] as const;
+
 const lastFinishedOfTest = preparedQuery<{ testId: string }, LastRunSummary>(['testId'], (db, p) =>
   db
     .selectFrom('test_runs')
-    .select([
-      'id as test_run_id',
-      'result',
-      'environment_id',
-      'environment_name',
-      'region',
-      'source',
-      'started_at',
-      'finished_at',
-    ])
+    .select(SUMMARY_COLUMNS)
     .where('test_id', '=', p.testId)
     .where('finished_at', 'is not', null)
     .where('result', 'in', ['pass', 'fail'])
     .orderBy('finished_at', 'desc')
     .limit(1),
 );
+
+/** The columns of a recent run, and which list it came from. */
+const RECENT_COLUMNS = [...SUMMARY_COLUMNS, 'test_id', 'response_time_ms'] as const;
+
+type RecentPart = Omit<RecentRun, 'rank_started' | 'rank_finished'> & { kind: 'started' | 'finished' };
+
+/** One test's newest runs by start (in order), then its newest by finish. */
+const recentOfTest = preparedQuery<{ testId: string; perTest: number }, RecentPart>(
+  ['testId', 'perTest'],
+  (db, p) =>
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('test_runs')
+          .select([...RECENT_COLUMNS, sql<'started' | 'finished'>`'started'`.as('kind')])
+          .where('test_id', '=', p.testId)
+          .where('finished_at', 'is not', null)
+          .where('result', 'in', ['pass', 'fail'])
+          .orderBy('started_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(p.perTest)
+          .as('started'),
+      )
+      .selectAll()
+      .unionAll((eb) =>
+        eb
+          .selectFrom((inner) =>
+            inner
+              .selectFrom('test_runs')
+              .select([...RECENT_COLUMNS, sql<'started' | 'finished'>`'finished'`.as('kind')])
+              .where('test_id', '=', p.testId)
+              .where('finished_at', 'is not', null)
+              .where('result', 'in', ['pass', 'fail'])
+              .orderBy('finished_at', 'desc')
+              .limit(1)
+              .as('finished'),
+          )
+          .selectAll(),
+      ),
+);
+
+/** The same for many tests in one PostgreSQL statement: a lateral join per list. */
+async function recentLateral(
+  db: Executor,
+  testIds: readonly string[],
+  perTest: number,
+): Promise<RecentPart[]> {
+  const columns = sql.raw(
+    'r.id as test_run_id, r.test_id, r.result, r.environment_id, r.environment_name, r.region, r.source, r.started_at, r.finished_at, r.response_time_ms',
+  );
+  const ids = sql`unnest(${[...testIds]}::text[]) as t(id)`;
+  const { rows } = await sql<RecentPart>`
+    select s.* from ${ids} cross join lateral (
+      select ${columns}, 'started' as kind from test_runs r
+      where r.test_id = t.id and r.finished_at is not null and r.result in ('pass', 'fail')
+      order by r.started_at desc, r.id desc limit ${perTest}
+    ) s
+    union all
+    select f.* from ${ids} cross join lateral (
+      select ${columns}, 'finished' as kind from test_runs r
+      where r.test_id = t.id and r.finished_at is not null and r.result in ('pass', 'fail')
+      order by r.finished_at desc limit 1
+    ) f`.execute(db);
+  return rows;
+}
 
 const runById = preparedQuery<{ id: string }, TestRunRow>(['id'], (db, p) =>
   db.selectFrom('test_runs').selectAll().where('id', '=', p.id),
@@ -65,45 +133,38 @@ const RETENTION_SWEEP = 500;
 export const runsRepo = {
   /**
    * For each of the tests, its `perTest` newest finished (pass or fail) runs by start and its newest
-   * by finish, in one query with window functions (SQLite ≥ 3.25 and PostgreSQL alike).
+   * by finish. Each test's runs are read from its end of an index (test_id with started_at, and with
+   * finished_at), so the cost does not grow with the length of a test's history: on PostgreSQL in
+   * one statement with lateral joins, on SQLite in one statement per test (no round trips there).
    */
   async recentForTests(db: Executor, testIds: readonly string[], perTest: number): Promise<RecentRun[]> {
     if (testIds.length === 0) return [];
-    const ranked = db
-      .selectFrom('test_runs')
-      .select([
-        'id as test_run_id',
-        'test_id',
-        'result',
-        'environment_id',
-        'environment_name',
-        'region',
-        'source',
-        'started_at',
-        'finished_at',
-        'response_time_ms',
-        sql<number>`row_number() over (partition by test_id order by started_at desc, id desc)`.as(
-          'rank_started',
-        ),
-        sql<number>`row_number() over (partition by test_id order by finished_at desc, id desc)`.as(
-          'rank_finished',
-        ),
-      ])
-      .where('test_id', 'in', testIds)
-      .where('finished_at', 'is not', null)
-      .where('result', 'in', ['pass', 'fail']);
-    const rows = await db
-      .selectFrom(ranked.as('ranked'))
-      .selectAll()
-      .where((eb) => eb.or([eb('rank_started', '<=', perTest), eb('rank_finished', '=', 1)]))
-      .execute();
-    // PostgreSQL answers row_number() as a bigint (text).
-    return rows.map((row) => ({
-      ...row,
-      started_at: row.started_at as number,
-      rank_started: Number(row.rank_started),
-      rank_finished: Number(row.rank_finished),
-    }));
+    const parts =
+      db.getExecutor().adapter instanceof PostgresAdapter
+        ? await recentLateral(db, testIds, perTest)
+        : (await Promise.all(testIds.map((testId) => recentOfTest(db, { testId, perTest })))).flat();
+    const byId = new Map<string, RecentRun>();
+    const rankStarted = new Map<string, number>();
+    for (const part of parts) {
+      const { kind, ...run } = part;
+      const known = byId.get(run.test_run_id);
+      const row: RecentRun = known ?? {
+        ...run,
+        started_at: Number(run.started_at),
+        finished_at: run.finished_at === null ? null : Number(run.finished_at),
+        response_time_ms: run.response_time_ms === null ? null : Number(run.response_time_ms),
+        rank_started: Number.MAX_SAFE_INTEGER,
+        rank_finished: Number.MAX_SAFE_INTEGER,
+      };
+      if (kind === 'finished') row.rank_finished = 1;
+      else {
+        const rank = (rankStarted.get(run.test_id) ?? 0) + 1;
+        rankStarted.set(run.test_id, rank);
+        row.rank_started = rank;
+      }
+      byId.set(run.test_run_id, row);
+    }
+    return [...byId.values()];
   },
 
   async lastFinished(db: Executor, testId: string): Promise<LastRunSummary | null> {
@@ -112,6 +173,17 @@ export const runsRepo = {
 
   async insert(db: Executor, rows: TestRunRow[]): Promise<void> {
     if (rows.length > 0) await db.insertInto('test_runs').values(rows).execute();
+  },
+
+  /** The runs of a round, in the order they were created. */
+  ofRound(db: Executor, roundId: string): Promise<TestRunRow[]> {
+    return db
+      .selectFrom('test_runs')
+      .selectAll()
+      .where('round_id', '=', roundId)
+      .orderBy('queued_at')
+      .orderBy('id')
+      .execute();
   },
 
   async byId(db: Executor, id: string): Promise<TestRunRow | undefined> {
@@ -257,6 +329,17 @@ export const runsRepo = {
         .values(rows.slice(i, i + 100))
         .execute();
     }
+  },
+
+  /** Every step result kept for a run, in the order they ran (a retried attempt's first). */
+  async stepDetails(db: Executor, runId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('test_run_steps')
+      .select('detail')
+      .where('run_id', '=', runId)
+      .orderBy('position', 'asc')
+      .execute();
+    return rows.map((r) => r.detail);
   },
 
   /** The last result of a step in a run (the retry's, when the run was retried). */

@@ -245,7 +245,7 @@ describe('dashboard: account pages and bucket settings', { skip: skipReason() },
     assert.equal(await page.getByText(token).count(), 0);
   });
 
-  test('integrations: add a webhook (secret masked), then delete it', async () => {
+  test('integrations: add a webhook (secret masked), write and preview its message, then delete it', async () => {
     const account = await d.api<{ teams: { id: string }[] }>('GET', '/account');
     const teamId = account.data.teams[0]!.id;
     await open('/account/integrations', 'Team integrations');
@@ -268,6 +268,30 @@ describe('dashboard: account pages and bucket settings', { skip: skipReason() },
     assert.equal(listed.data.length, 1);
     await d.checkA11y(page, 'account integrations');
     await d.screenshot(page, 'account-integrations');
+
+    // Its own message: a bad placeholder is refused at the body, a good one previewed and saved.
+    const previewed = await d.api<{ id: string }>('POST', `/buckets/${d.bucket}/tests`, {
+      name: 'Previewed',
+    });
+    await table.getByRole('button', { name: 'Edit the message of Ops hook' }).click();
+    const message = page.getByTestId('template-form');
+    await message.getByLabel('Body').fill('{"text": "{{hostname}}"}');
+    await message.getByRole('button', { name: 'Save' }).click();
+    assert.match(await errorAt(page, message.getByLabel('Body')), /unknown placeholder "hostname"/);
+    await message.getByLabel('Body').fill('{"text": "{{test_name}} is {{result}}"}');
+    await message.getByRole('button', { name: 'Preview' }).click();
+    const preview = message.getByTestId('template-preview');
+    await preview.waitFor();
+    assert.match((await preview.textContent()) ?? '', /"text": ".+ is (pass|fail)"/);
+    await d.checkA11y(page, 'account integrations, message template');
+    await message.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The message of Ops hook was saved.').waitFor();
+    const saved = await d.api<{ template: { body: string } | null }>(
+      'GET',
+      `/teams/${teamId}/integrations/${listed.data[0]!.id}`,
+    );
+    assert.equal(saved.data.template?.body, '{"text": "{{test_name}} is {{result}}"}');
+    await d.api('DELETE', `/buckets/${d.bucket}/tests/${previewed.data.id}`);
 
     acceptNextDialog(page);
     await page.getByRole('button', { name: 'Delete integration Ops hook' }).click();

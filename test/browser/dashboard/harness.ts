@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadConfig } from '../../../src/config/config.js';
 import { createServer, type Server } from '../../../src/main.js';
-import { CHROMIUM, launchChromium } from '../../helpers/browser.js';
+import { axeViolations, CHROMIUM, describeViolation, launchChromium } from '../../helpers/browser.js';
 import { freePort } from '../../helpers/cli.js';
 
 /** The dashboard's production build, made by `npm run build` (npm ci runs it); DASHBOARD_DIR points elsewhere. */
@@ -55,8 +54,6 @@ export interface Dashboard {
   close: () => Promise<void>;
 }
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = path.resolve('test-results/dashboard');
 
 /** Starts `vigil serve` (SQLite, in-process worker) with the built dashboard and a browser. */
@@ -117,21 +114,10 @@ export async function startDashboard(options: { env?: Record<string, string> } =
   };
 
   const checkA11y: Dashboard['checkA11y'] = async (page, name) => {
-    await page.addScriptTag({ content: AXE_SOURCE });
-    const result = (await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<unknown> } }
-      ).axe;
-      return axe.run(document, { resultTypes: ['violations'] });
-    })) as { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
-    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      serious.map(
-        (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-      [],
-      `axe-core found serious violations on ${name}`,
+    const serious = (await axeViolations(page)).filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
     );
+    assert.deepEqual(serious.map(describeViolation), [], `axe-core found serious violations on ${name}`);
   };
 
   const screenshot: Dashboard['screenshot'] = async (page, name, options = {}) => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -163,6 +164,19 @@ describe('Dashboard runs and environments', { skip: skipReason() }, () => {
     assert.equal((await row.locator('td[data-label="actual"]').textContent())?.trim(), '200');
     await dash.screenshot(page, 'result-fail');
     await dash.checkA11y(page, 'result (fail)');
+  });
+
+  test('Download report saves the HTML report of the run on screen', async () => {
+    // The page of the failed run the previous test left open.
+    const runId = page.url().split('/').pop()!;
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `vigil-report-${runId}.html`);
+    const html = fs.readFileSync(await download.path(), 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.match(html, /<td class="expected">201<\/td><td class="actual">200<\/td>/);
   });
 
   test('the results history lists both runs and filters by result', async () => {

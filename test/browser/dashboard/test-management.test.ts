@@ -204,17 +204,31 @@ describe('Dashboard: test management', { skip: skipReason() }, () => {
     const original = await seed('Inventory API');
     await page.goto(`${listUrl()}/${original.id}`);
     await page.getByRole('heading', { name: 'Inventory API' }).waitFor();
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Export test' }).click(),
-    ]);
+    const exportAs = async (label: string) => {
+      await page.getByText('Export test', { exact: true }).click();
+      const [saved] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: label }).click(),
+      ]);
+      return saved;
+    };
+    const postman = await exportAs('Postman collection');
+    assert.equal(postman.suggestedFilename(), 'Inventory-API.postman_collection.json');
+    const collection = JSON.parse(fs.readFileSync(await postman.path(), 'utf8')) as {
+      info: { name: string };
+    };
+    assert.equal(collection.info.name, 'Inventory API');
+    const curl = await exportAs('cURL script');
+    assert.equal(curl.suggestedFilename(), 'Inventory-API.sh');
+    assert.match(fs.readFileSync(await curl.path(), 'utf8'), /^#!\/usr\/bin\/env bash\n/);
+    const download = await exportAs('Vigil test (JSON)');
     assert.equal(download.suggestedFilename(), 'Inventory-API.json');
     const file = await download.path();
     const text = fs.readFileSync(file, 'utf8');
     assert.equal(text, await exportText(original.id));
 
     await page.goto(listUrl());
-    await page.getByLabel('Import a test from an export file').setInputFiles(file);
+    await page.getByLabel('Import tests from a file').setInputFiles(file);
     const dialog = page.getByRole('dialog', { name: /^Import / });
     const preview = dialog.getByTestId('import-preview');
     await preview.waitFor();
@@ -243,7 +257,7 @@ describe('Dashboard: test management', { skip: skipReason() }, () => {
     const original = await seed('Enveloped');
     const exported = JSON.parse(await exportText(original.id)) as unknown;
     await page.goto(listUrl());
-    await page.getByLabel('Import a test from an export file').setInputFiles({
+    await page.getByLabel('Import tests from a file').setInputFiles({
       name: 'enveloped.json',
       mimeType: 'application/json',
       buffer: Buffer.from(JSON.stringify({ data: exported, meta: { status: 'success' }, error: null })),
@@ -257,7 +271,7 @@ describe('Dashboard: test management', { skip: skipReason() }, () => {
   test('bad import files show what is wrong and create nothing', async () => {
     const before = (await allTests()).length;
     await page.goto(listUrl());
-    const input = page.getByLabel('Import a test from an export file');
+    const input = page.getByLabel('Import tests from a file');
     const dialog = page.getByRole('dialog', { name: /^Import / });
 
     await input.setInputFiles({

@@ -6,6 +6,7 @@ import { NOTIFY_ON_OPTIONS, type NotifyOnValue, notifyOnLabel } from '../../comp
 import { Empty, SelectField, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import { useSession } from '../../session';
+import { MessageCell } from './integration-template';
 import { FormError, ListState, useRowActions, useSubmit } from './shared';
 
 interface ConfigField {
@@ -253,6 +254,7 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
                 <th scope="col">Description</th>
                 <th scope="col">Configuration</th>
                 <th scope="col">Notifies on</th>
+                <th scope="col">Message</th>
                 <th scope="col" class="hide-narrow">
                   Created
                 </th>
@@ -282,6 +284,19 @@ function TeamIntegrations(props: { team: { id: string; name: string } }) {
                         list.setData(list.data!.map((row) => (row.id === saved.id ? saved : row)));
                         rows.setNotice(
                           `${saved.description || TYPES[saved.integration_type].label} was saved.`,
+                        );
+                      }}
+                    />
+                  </td>
+                  <td class="wrap">
+                    <MessageCell
+                      base={base}
+                      integration={integration}
+                      name={integration.description || TYPES[integration.integration_type].label}
+                      onSaved={(saved) => {
+                        list.setData(list.data!.map((row) => (row.id === saved.id ? saved : row)));
+                        rows.setNotice(
+                          `The message of ${saved.description || TYPES[saved.integration_type].label} was saved.`,
                         );
                       }}
                     />

@@ -40,6 +40,8 @@ export const EMPTY_ENVIRONMENT: EnvironmentFields = {
   regions: [],
   remote_agents: [],
   retry_on_failure: false,
+  retry_transport_errors: null,
+  alert_quorum: 1,
   stop_on_failure: false,
   script: '',
   verify_ssl: true,

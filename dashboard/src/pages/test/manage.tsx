@@ -29,9 +29,22 @@ export async function fetchExport(
   return { ...file, test: JSON.parse(file.text) as ExportedTest };
 }
 
-export async function exportToFile(bucket: string, testId: string): Promise<void> {
-  const { text, fileName } = await fetchExport(bucket, testId);
-  saveFile(new Blob([text], { type: 'application/json' }), fileName);
+/** The formats of `…/export?format=`: Vigil's own document, a Postman collection, a cURL script. */
+export const EXPORT_FORMATS = [
+  { format: 'vigil', label: 'Vigil test (JSON)', type: 'application/json' },
+  { format: 'postman', label: 'Postman collection', type: 'application/json' },
+  { format: 'curl', label: 'cURL script', type: 'text/x-shellscript' },
+] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]['format'];
+
+export async function exportToFile(
+  bucket: string,
+  testId: string,
+  format: ExportFormat = 'vigil',
+): Promise<void> {
+  const { text, fileName } = await download(`${testPath(bucket, testId)}/export?format=${format}`);
+  const type = EXPORT_FORMATS.find((f) => f.format === format)!.type;
+  saveFile(new Blob([text], { type }), fileName);
 }
 
 /** A new test from an export (import, duplicate, undo of a delete). */
@@ -242,6 +255,19 @@ export function parseImport(text: string): ParsedImport {
 }
 
 /** The preview of an import: what will be created; "Create" creates it. */
+/** Why an import created nothing: the API's message, and the field it names. */
+export function NothingCreated(props: { error: unknown }) {
+  const { error } = props;
+  return (
+    <div role="alert" class="banner error">
+      <span>
+        Nothing was created: {messageOf(error)}
+        {error instanceof ApiError && error.field && <span class="muted"> ({error.field})</span>}
+      </span>
+    </div>
+  );
+}
+
 export function ImportDialog(props: {
   bucket: string;
   fileName: string;
@@ -304,14 +330,7 @@ export function ImportDialog(props: {
           {parsed.problem} Nothing was created.
         </p>
       )}
-      {error !== undefined && (
-        <div role="alert" class="banner error">
-          <span>
-            Nothing was created: {messageOf(error)}
-            {error instanceof ApiError && error.field && <span class="muted"> ({error.field})</span>}
-          </span>
-        </div>
-      )}
+      {error !== undefined && <NothingCreated error={error} />}
     </Dialog>
   );
 }

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api } from '../../api/client';
+import { api, download } from '../../api/client';
 import type { Run, Step, StepRunSummary } from '../../api/resources';
 import { dateTime, ms, words } from '../../components/format';
+import { saveFile } from '../../components/save-file';
 import { ErrorBanner, Loading, Notice, ResultBadge } from '../../components/ui';
 import { usePolling, useResource } from '../../components/use-resource';
 import { paths } from '../../session';
@@ -76,6 +77,7 @@ export function ResultPage(props: { runId: string }) {
     void reload();
   }, [finished?.test_run_id, finished?.result]);
   const [cancelError, setCancelError] = useState<unknown>(undefined);
+  const [downloading, setDownloading] = useState(false);
 
   if (run.error && !run.data) return <ErrorBanner error={run.error} onRetry={run.reload} />;
   if (!run.data) return <Loading label="Loading the run…" />;
@@ -88,6 +90,20 @@ export function ResultPage(props: { runId: string }) {
       await run.reload();
     } catch (error) {
       setCancelError(error);
+    }
+  };
+
+  // The same self-contained HTML report `vigil run --reporter html` writes, built from the stored run.
+  const downloadReport = async () => {
+    setDownloading(true);
+    setCancelError(undefined);
+    try {
+      const { text, fileName } = await download(`${path}/report.html`);
+      saveFile(new Blob([text], { type: 'text/html' }), fileName);
+    } catch (error) {
+      setCancelError(error);
+    } finally {
+      setDownloading(false);
     }
   };
 
@@ -109,13 +125,22 @@ export function ResultPage(props: { runId: string }) {
           </h2>
           <p class="muted mono run-id">{current.test_run_id}</p>
         </div>
-        {active && (
-          <div class="actions">
+        <div class="actions">
+          {active ? (
             <button type="button" class="danger" onClick={() => void cancel()}>
               Cancel run
             </button>
-          </div>
-        )}
+          ) : (
+            <button
+              type="button"
+              class="secondary"
+              disabled={downloading}
+              onClick={() => void downloadReport()}
+            >
+              {downloading ? 'Preparing the report…' : 'Download report'}
+            </button>
+          )}
+        </div>
       </div>
       <ErrorBanner error={cancelError} />
       {/* A reload that failed (the network, or the run is gone) says so instead of "Running…" forever. */}

@@ -9,7 +9,8 @@ import { ErrorBanner, Loading, ResultBadge, TabLinks } from '../../components/ui
 import { useResource } from '../../components/use-resource';
 import { paths } from '../../session';
 import { TestContext, testPath } from './context';
-import { DeleteDialog, duplicateTest, exportToFile } from './manage';
+import { DeleteDialog, duplicateTest, EXPORT_FORMATS, type ExportFormat, exportToFile } from './manage';
+import './tabs.css';
 import { RunNow } from './run-now';
 
 export const TEST_TABS = [
@@ -76,11 +77,11 @@ function TestActions(props: { bucket: string; test: Test }) {
   const [busy, setBusy] = useState<'duplicate' | 'export' | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [deleting, setDeleting] = useState(false);
-  const act = async (what: 'duplicate' | 'export') => {
+  const act = async (what: 'duplicate' | 'export', format: ExportFormat = 'vigil') => {
     setBusy(what);
     setError(undefined);
     try {
-      if (what === 'export') await exportToFile(bucket, test.id);
+      if (what === 'export') await exportToFile(bucket, test.id, format);
       // The copy is made of the saved test; unsaved edits on screen would be left behind.
       else if (confirmLeaving()) navigate(paths.test(bucket, (await duplicateTest(bucket, test.id)).id));
     } catch (caught) {
@@ -99,14 +100,28 @@ function TestActions(props: { bucket: string; test: Test }) {
       >
         {busy === 'duplicate' ? 'Duplicating…' : 'Duplicate test'}
       </button>
-      <button
-        type="button"
-        class="secondary"
-        disabled={busy !== undefined}
-        onClick={() => void act('export')}
-      >
-        {busy === 'export' ? 'Exporting…' : 'Export test'}
-      </button>
+      <details class="export-menu">
+        <summary class="button secondary">{busy === 'export' ? 'Exporting…' : 'Export test'}</summary>
+        <ul role="list">
+          {EXPORT_FORMATS.map(({ format, label }) => (
+            <li key={format}>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy !== undefined}
+                onClick={(event) => {
+                  (event.currentTarget.closest('details') as HTMLDetailsElement | null)?.removeAttribute(
+                    'open',
+                  );
+                  void act('export', format);
+                }}
+              >
+                {label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </details>
       <button type="button" class="danger" onClick={() => setDeleting(true)}>
         Delete test
       </button>

@@ -22,6 +22,7 @@ import {
 } from './filters';
 import { fetchHarWindow, mapLimit, toHar } from './har';
 import { SavedViews } from './saved-views';
+import { ImportPreviewDialog } from '../test/import-file';
 import './traffic.css';
 
 /** Rows per page; the DOM holds only the pages loaded so far. */
@@ -102,6 +103,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
   const [live, setLive] = useState(true);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [exporting, setExporting] = useState(false);
+  const [turning, setTurning] = useState<string[] | undefined>(undefined);
   const [exportError, setExportError] = useState<unknown>(undefined);
   const base = `/buckets/${bucketKey}/${stream}`;
   const pageSize = PAGE_SIZE;
@@ -315,8 +317,39 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
           >
             Export window as HAR
           </button>
+          <button
+            type="button"
+            class="secondary small"
+            disabled={selected.size === 0 || selected.size > 50}
+            title={selected.size > 50 ? 'At most 50 messages make one test' : undefined}
+            onClick={() =>
+              // Oldest first: the order the requests were sent in.
+              setTurning(
+                state.rows
+                  .filter((row) => selected.has(row.uuid))
+                  .sort((a, b) => a.timestamp - b.timestamp)
+                  .map((row) => row.uuid),
+              )
+            }
+          >
+            Turn into a test{selected.size ? ` (${selected.size})` : ''}
+          </button>
         </div>
       </div>
+      {turning && (
+        <ImportPreviewDialog
+          bucket={bucketKey}
+          title={`Turn ${turning.length} message${turning.length === 1 ? '' : 's'} into a test`}
+          body={{ format: 'messages', message_ids: turning }}
+          chainOption
+          onClose={() => setTurning(undefined)}
+          onCreated={(answer) => {
+            setTurning(undefined);
+            const first = answer.tests[0];
+            if (first?.id) navigate(paths.test(bucketKey, first.id));
+          }}
+        />
+      )}
       <ErrorBanner error={exportError} />
       <ErrorBanner error={state.error} onRetry={() => void (state.rows.length ? poll() : loadFirst())} />
       {state.loading ? (
