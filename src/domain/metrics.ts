@@ -102,8 +102,14 @@ export function computeMetrics(timeframe: Timeframe, runs: readonly MetricRun[],
           : null,
     };
   });
-  const thisPeriod = periodFigures(current);
-  const lastPeriod = periodFigures(previous);
+  return withChange(response_times, periodFigures(current), periodFigures(previous));
+}
+
+function withChange(
+  response_times: Metrics['response_times'],
+  thisPeriod: PeriodFigures,
+  lastPeriod: PeriodFigures,
+): Metrics {
   return {
     response_times,
     this_time_period: thisPeriod,
@@ -124,4 +130,151 @@ export function computeMetrics(timeframe: Timeframe, runs: readonly MetricRun[],
       success_ratio: change(thisPeriod.success_ratio, lastPeriod.success_ratio),
     },
   };
+}
+
+/**
+ * Metric rollups: for the day, week and month timeframes, metrics are read from per-hour and
+ * per-day rows of counts kept as runs finish, so that they cost the same whatever the length of a
+ * test's history, and still count runs that result retention has since removed.
+ *
+ * Each row counts the runs of one test, environment and region in one hour or day whose response
+ * time fell in one bucket of a logarithmic histogram (ratios of `LATENCY_BUCKET_RATIO`), or in
+ * `NO_RESPONSE_TIME` when the run made no request. Percentiles are then read from the histogram: the
+ * nearest-rank bucket's midpoint, within 2 % of the true value.
+ */
+export const LATENCY_BUCKET_RATIO = 1.04;
+export const NO_RESPONSE_TIME = -1;
+const LOG_RATIO = Math.log(LATENCY_BUCKET_RATIO);
+
+/** The rollup grain a timeframe reads (the hour timeframe reads the runs themselves). */
+export const ROLLUP_GRAIN: Readonly<Record<Timeframe, number | null>> = {
+  hour: null,
+  day: 3_600,
+  week: 3_600,
+  month: 86_400,
+};
+/** Every grain rows are kept for, in seconds. */
+export const ROLLUP_GRAINS = [3_600, 86_400] as const;
+
+/**
+ * The histogram bucket of a response time: bucket b holds times in [r^b − 1, r^(b+1) − 1). This
+ * function is part of the stored data: changing it would mix incompatible rows.
+ */
+export function latencyBucket(ms: number | null): number {
+  if (ms === null || !Number.isFinite(ms)) return NO_RESPONSE_TIME;
+  return Math.max(0, Math.floor(Math.log(Math.max(0, ms) + 1) / LOG_RATIO));
+}
+
+/** The value a bucket stands for: the middle of its range. */
+export function bucketValue(bucket: number): number {
+  const low = Math.exp(bucket * LOG_RATIO) - 1;
+  const high = Math.exp((bucket + 1) * LOG_RATIO) - 1;
+  return (low + high) / 2;
+}
+
+/** One rollup row as metrics read it: the runs of one grain-sized slot that fell in one bucket. */
+export interface RollupCell {
+  /** Start of the slot, Unix seconds, a multiple of the grain. */
+  start: number;
+  bucket: number;
+  runs: number;
+  passes: number;
+  /** Sum of the response times of these runs (0 for NO_RESPONSE_TIME). */
+  response_time_sum: number;
+}
+
+/**
+ * The series and periods of a timeframe read from rollups: the series' points are whole steps, the
+ * last one holding `now`; this period is the span of the series (from its first point to `now`), the
+ * previous one the same number of steps before it.
+ */
+export function rollupWindow(timeframe: Timeframe, now: number) {
+  const { period, step } = TIMEFRAME_SPANS[timeframe];
+  const count = Math.round(period / step);
+  const lastPoint = Math.floor(now / step) * step;
+  const first = lastPoint - (count - 1) * step;
+  return { step, count, lastPoint, first, previousFirst: first - count * step };
+}
+
+/** Nearest-rank percentile of a histogram (bucket → count), as the bucket's value. */
+function histogramPercentile(
+  histogram: ReadonlyMap<number, number>,
+  total: number,
+  p: number,
+): number | null {
+  if (total === 0) return null;
+  const rank = Math.min(total, Math.max(1, Math.ceil((p / 100) * total)));
+  let seen = 0;
+  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
+    seen += histogram.get(bucket)!;
+    if (seen >= rank) return bucketValue(bucket);
+  }
+  return null;
+}
+
+function rollupFigures(
+  cells: readonly RollupCell[],
+  exactTimes: readonly number[] | undefined,
+): PeriodFigures {
+  const histogram = new Map<number, number>();
+  let runs = 0;
+  let passes = 0;
+  let timed = 0;
+  for (const cell of cells) {
+    runs += cell.runs;
+    passes += cell.passes;
+    if (cell.bucket === NO_RESPONSE_TIME) continue;
+    timed += cell.runs;
+    histogram.set(cell.bucket, (histogram.get(cell.bucket) ?? 0) + cell.runs);
+  }
+  // The stored runs give exact percentiles while they are all still there.
+  const exact =
+    exactTimes !== undefined && exactTimes.length === timed ? [...exactTimes].sort((a, b) => a - b) : null;
+  const at = (p: number) => round(exact ? percentile(exact, p) : histogramPercentile(histogram, timed, p));
+  return {
+    response_time_50th_percentile: at(50),
+    response_time_95th_percentile: at(95),
+    response_time_99th_percentile: at(99),
+    total_test_runs: runs,
+    success_ratio: runs > 0 ? round(passes / runs, 4) : null,
+  };
+}
+
+/**
+ * Metrics of the day, week or month timeframe from rollup cells covering both periods
+ * (`rollupWindow`). `exact`, when given, holds the response times of the runs still stored in each
+ * period; a period whose stored runs are all there takes its percentiles from them.
+ */
+export function computeRollupMetrics(
+  timeframe: Timeframe,
+  cells: readonly RollupCell[],
+  now: number,
+  exact?: { current: readonly number[]; previous: readonly number[] },
+): Metrics {
+  const { step, count, lastPoint, first, previousFirst } = rollupWindow(timeframe, now);
+  const current = cells.filter((c) => c.start >= first && c.start <= now);
+  const previous = cells.filter((c) => c.start >= previousFirst && c.start < first);
+  const points = new Map<number, { runs: number; passes: number; timed: number; sum: number }>();
+  for (let i = count - 1; i >= 0; i--)
+    points.set(lastPoint - i * step, { runs: 0, passes: 0, timed: 0, sum: 0 });
+  for (const cell of current) {
+    const point = points.get(Math.floor(cell.start / step) * step);
+    if (!point) continue;
+    point.runs += cell.runs;
+    point.passes += cell.passes;
+    if (cell.bucket !== NO_RESPONSE_TIME) {
+      point.timed += cell.runs;
+      point.sum += cell.response_time_sum;
+    }
+  }
+  const response_times = [...points].map(([timestamp, point]) => ({
+    timestamp,
+    avg_response_time_ms: point.timed > 0 ? round(point.sum / point.timed) : null,
+    success_ratio: point.runs > 0 ? round(point.passes / point.runs, 4) : null,
+  }));
+  return withChange(
+    response_times,
+    rollupFigures(current, exact?.current),
+    rollupFigures(previous, exact?.previous),
+  );
 }

@@ -37,6 +37,7 @@ export interface Database {
   team_roles: TeamRoleTable;
   team_invitations: TeamInvitationTable;
   test_daily_rollups: TestDailyRollupTable;
+  test_metric_rollups: TestMetricRollupTable;
   status_pages: StatusPageTable;
 }
 
@@ -420,6 +421,22 @@ export interface TestDailyRollupTable {
   fails: number;
 }
 export type TestDailyRollupRow = Selectable<TestDailyRollupTable>;
+
+/**
+ * Finished pass/fail runs of a test in one hour or day (`grain` seconds; `slot` = Unix seconds ÷
+ * grain), environment, region and response-time bucket (domain/metrics `latencyBucket`).
+ */
+export interface TestMetricRollupTable {
+  test_id: string;
+  grain: number;
+  slot: number;
+  environment_id: string;
+  region: string;
+  bucket: number;
+  runs: number;
+  passes: number;
+  response_time_sum: number;
+}
 
 /** A bucket's public status page: tests under display names, grouped (`groups` is JSON). */
 export interface StatusPageTable {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator } from 'kysely';
 import type { NewMessage } from '../../src/domain/messages.js';
+import { latencyBucket } from '../../src/domain/metrics.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { messageRow } from '../../src/store/repositories/messages.js';
 import type { Store } from '../../src/store/store.js';
@@ -137,6 +138,60 @@ for (const { fixture, skip } of await dialects()) {
           { environment_id: 'e', day: day + 1, passes: 1, fails: 0 },
           { environment_id: 'other', day: day + 1, passes: 0, fails: 1 },
         ],
+      );
+    });
+
+    test('0020 rolls up the finished pass/fail runs per hour and day, response-time bucket and region', async () => {
+      const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+      const down = await migrator.migrateTo('0019_runs_recent_index');
+      assert.ifError(down.error);
+      const { testId } = await seedBucketWithTest(store, 'migrate00020');
+      const hour = 472_200; // 2023-11-14 00:00 UTC, in hours
+      const at = (seconds: number) => hour * 3_600 + seconds;
+      const rows = [
+        runRow(testId, 'migrate00020', 'pass', at(10), 100),
+        runRow(testId, 'migrate00020', 'fail', at(20), 100.5), // the same bucket as 100 ms
+        runRow(testId, 'migrate00020', 'pass', at(3_700), null), // the next hour, no response time
+        runRow(testId, 'migrate00020', 'canceled', at(30)),
+        runRow(testId, 'migrate00020', 'working', at(40)),
+        { ...runRow(testId, 'migrate00020', 'pass', at(50), 100), region: 'eu' },
+      ];
+      await store.db.insertInto('test_runs').values(rows).execute();
+      const up = await migrator.migrateToLatest();
+      assert.ifError(up.error);
+      const cells = await store.db
+        .selectFrom('test_metric_rollups')
+        .select(['grain', 'slot', 'region', 'bucket', 'runs', 'passes', 'response_time_sum'])
+        .where('test_id', '=', testId)
+        .orderBy('grain')
+        .orderBy('slot')
+        .orderBy('region')
+        .orderBy('bucket')
+        .execute();
+      const bucket = latencyBucket(100);
+      assert.equal(latencyBucket(100.5), bucket);
+      const region = rows[0]!.region;
+      assert.deepEqual(
+        cells.map((c) => ({ ...c, slot: Number(c.slot), runs: Number(c.runs), passes: Number(c.passes) })),
+        [
+          { grain: 3_600, slot: hour, region: 'eu', bucket, runs: 1, passes: 1, response_time_sum: 100 },
+          { grain: 3_600, slot: hour, region, bucket, runs: 2, passes: 1, response_time_sum: 200.5 },
+          { grain: 3_600, slot: hour + 1, region, bucket: -1, runs: 1, passes: 1, response_time_sum: 0 },
+          {
+            grain: 86_400,
+            slot: hour / 24,
+            region: 'eu',
+            bucket,
+            runs: 1,
+            passes: 1,
+            response_time_sum: 100,
+          },
+          { grain: 86_400, slot: hour / 24, region, bucket: -1, runs: 1, passes: 1, response_time_sum: 0 },
+          { grain: 86_400, slot: hour / 24, region, bucket, runs: 2, passes: 1, response_time_sum: 200.5 },
+        ].sort(
+          (a, b) =>
+            a.grain - b.grain || a.slot - b.slot || a.region.localeCompare(b.region) || a.bucket - b.bucket,
+        ),
       );
     });
 

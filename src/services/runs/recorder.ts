@@ -3,6 +3,7 @@ import { nowFloat } from '../../domain/ids.js';
 import { type RunOutcome, ZERO_COUNTERS } from '../../domain/results.js';
 import type { RunDefinition } from '../../runner/engine.js';
 import type { TestRunRow } from '../../store/database.js';
+import { metricRollupsRepo } from '../../store/repositories/metric-rollups.js';
 import { rollupsRepo } from '../../store/repositories/rollups.js';
 import { runsRepo } from '../../store/repositories/runs.js';
 import type { Executor, Store } from '../../store/store.js';
@@ -45,7 +46,7 @@ export class RunRecorder {
       const finished = await runsRepo.finish(trx, run.id, fields, workerId);
       if (!finished) return false;
       await runsRepo.insertSteps(trx, stepRows(run.id, outcome));
-      await countDaily(trx, run, fields);
+      await countRollups(trx, run, fields);
       if (settings === undefined || mayNotify(run, settings)) await this.deps.lifecycle.finished(trx, run.id);
       return true;
     });
@@ -81,7 +82,7 @@ export class RunRecorder {
       };
       const finished = await runsRepo.finish(trx, run.id, fields);
       if (!finished) return false;
-      await countDaily(trx, run, fields);
+      await countRollups(trx, run, fields);
       await this.deps.lifecycle.finished(trx, run.id);
       return true;
     });
@@ -117,7 +118,9 @@ export class RunRecorder {
     });
     await this.deps.store.transaction(async (trx) => {
       await runsRepo.insert(trx, [row]);
-      await runsRepo.finish(trx, row.id, finishFields(outcome));
+      const fields = finishFields(outcome);
+      await runsRepo.finish(trx, row.id, fields);
+      await countRollups(trx, row, fields);
       await runsRepo.insertSteps(trx, stepRows(row.id, outcome));
     });
     this.deps.lifecycle.ended({
@@ -152,14 +155,26 @@ export class RunRecorder {
   }
 }
 
-/** Counts a finished pass or fail run in the daily rollups status pages read (subtest runs aside). */
-async function countDaily(
+/**
+ * Counts a finished pass or fail run in the metric rollups, and (subtest runs aside) in the daily
+ * rollups status pages read.
+ */
+async function countRollups(
   trx: Executor,
   run: TestRunRow,
-  fields: Pick<TestRunRow, 'result' | 'finished_at'>,
+  fields: Pick<TestRunRow, 'result' | 'finished_at' | 'response_time_ms'>,
 ): Promise<void> {
-  if (run.source === 'subtest' || fields.finished_at === null) return;
+  if (fields.finished_at === null) return;
   if (fields.result !== 'pass' && fields.result !== 'fail') return;
+  await metricRollupsRepo.count(trx, {
+    test_id: run.test_id,
+    environment_id: run.environment_id,
+    region: run.region,
+    finished_at: fields.finished_at,
+    result: fields.result,
+    response_time_ms: fields.response_time_ms,
+  });
+  if (run.source === 'subtest') return;
   await rollupsRepo.count(trx, {
     test_id: run.test_id,
     environment_id: run.environment_id,

@@ -1,8 +1,18 @@
 import { AppError, notFound } from '../../domain/errors.js';
 import { isUuid, nowFloat } from '../../domain/ids.js';
-import { computeMetrics, type Metrics, TIMEFRAME_SPANS, type Timeframe } from '../../domain/metrics.js';
+import {
+  computeMetrics,
+  computeRollupMetrics,
+  type Metrics,
+  NO_RESPONSE_TIME,
+  ROLLUP_GRAIN,
+  rollupWindow,
+  TIMEFRAME_SPANS,
+  type Timeframe,
+} from '../../domain/metrics.js';
 import type { StepResult } from '../../domain/results.js';
 import type { TestRunRow } from '../../store/database.js';
+import { metricRollupsRepo } from '../../store/repositories/metric-rollups.js';
 import { runsRepo } from '../../store/repositories/runs.js';
 import type { Store } from '../../store/store.js';
 import type { Principal } from '../principal.js';
@@ -13,6 +23,8 @@ import { isSafeId } from './rows.js';
 
 /** Metrics cover a day unless another timeframe is asked for. */
 export const DEFAULT_TIMEFRAME = 'day' satisfies Timeframe;
+/** See RunResults.exactPercentilesUpTo. */
+export const EXACT_PERCENTILES_UP_TO = 5_000;
 export const RESULTS_PAGE = { default: 10, max: 50 } as const;
 
 export interface RunResultsOptions {
@@ -25,6 +37,12 @@ export interface RunResultsOptions {
 
 /** Reading a test's results (list, latest, one run, one step, metrics) and canceling a run. */
 export class RunResults {
+  /**
+   * A window of at most this many runs with a response time takes its percentiles from the stored
+   * runs (exact, while retention has removed none of them); a larger one from the rollups' histogram.
+   */
+  exactPercentilesUpTo = EXACT_PERCENTILES_UP_TO;
+
   constructor(private readonly deps: RunResultsOptions) {}
 
   async list(
@@ -104,21 +122,53 @@ export class RunResults {
     const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
     const timeframe = query.timeframe ?? DEFAULT_TIMEFRAME;
     const now = nowFloat();
-    const { period } = TIMEFRAME_SPANS[timeframe];
-    const runs = await runsRepo.finishedBetween(this.deps.store.db, test.id, now - 2 * period, now + 1, {
+    const filter = {
       region: query.region && query.region !== 'all' ? query.region : undefined,
       environmentId:
         query.environment_uuid && query.environment_uuid !== 'all' ? query.environment_uuid : undefined,
-    });
-    return computeMetrics(
-      timeframe,
-      runs.map((r) => ({
-        finished_at: r.finished_at ?? 0,
-        result: r.result,
-        response_time_ms: r.response_time_ms,
-      })),
-      now,
+    };
+    const grain = ROLLUP_GRAIN[timeframe];
+    if (grain === null) {
+      const { period } = TIMEFRAME_SPANS[timeframe];
+      const runs = await runsRepo.finishedBetween(
+        this.deps.store.db,
+        test.id,
+        now - 2 * period,
+        now + 1,
+        filter,
+      );
+      return computeMetrics(
+        timeframe,
+        runs.map((r) => ({
+          finished_at: r.finished_at ?? 0,
+          result: r.result,
+          response_time_ms: r.response_time_ms,
+        })),
+        now,
+      );
+    }
+    // Day, week and month: counts from the rollups, whatever the length of the history; exact
+    // percentiles from the stored runs while a window holds few enough of them.
+    const { first, previousFirst } = rollupWindow(timeframe, now);
+    const cells = await metricRollupsRepo.read(
+      this.deps.store.db,
+      test.id,
+      grain,
+      previousFirst,
+      now + 1,
+      filter,
     );
+    const timed = cells.reduce((n, c) => (c.bucket === NO_RESPONSE_TIME ? n : n + c.runs), 0);
+    if (timed > this.exactPercentilesUpTo) return computeRollupMetrics(timeframe, cells, now);
+    const runs = await runsRepo.finishedBetween(this.deps.store.db, test.id, previousFirst, now + 1, filter);
+    const times = (from: number, to: number) =>
+      runs
+        .filter((r) => r.finished_at !== null && r.finished_at >= from && r.finished_at < to)
+        .flatMap((r) => (r.response_time_ms === null ? [] : [r.response_time_ms]));
+    return computeRollupMetrics(timeframe, cells, now, {
+      current: times(first, now + 1),
+      previous: times(previousFirst, first),
+    });
   }
 
   /** Cancels a queued or working run; a finished run answers 409. */

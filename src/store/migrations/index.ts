@@ -18,6 +18,7 @@ import * as m0016 from './0016_integration_notify_on.js';
 import * as m0017 from './0017_alerting.js';
 import * as m0018 from './0018_status_pages.js';
 import * as m0019 from './0019_runs_recent_index.js';
+import * as m0020 from './0020_metric_rollups.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_alerting': m0017,
   '0018_status_pages': m0018,
   '0019_runs_recent_index': m0019,
+  '0020_metric_rollups': m0020,
 };
 
 export const migrationProvider: MigrationProvider = {
