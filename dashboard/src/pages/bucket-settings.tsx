@@ -7,6 +7,7 @@ import { Checkbox, ErrorBanner, Loading, Notice, PageHeader, SelectField, TextFi
 import { useResource } from '../components/use-resource';
 import { paths, useSession } from '../session';
 import { CopyValue, FormError, SecretPanel, useSubmit } from './account/shared';
+import { MaintenanceWindows, StatusPages } from './bucket-status';
 import './account/account.css';
 
 /** A bucket as `GET /buckets/<key>` answers it; message retention is not in the session's list type. */
@@ -16,7 +17,8 @@ interface BucketDetail extends Bucket {
 
 /**
  * `/b/<bucket>/settings`: the bucket's name, message retention and `verify_ssl`; its trigger,
- * capture and gateway URLs; its traffic token; the webhook signing secret; a new bucket; deleting this one.
+ * capture and gateway URLs; its traffic token; the webhook signing secret; its public status pages
+ * and maintenance windows; a new bucket; deleting this one.
  */
 export function BucketSettingsPage(props: { bucket: string }) {
   const bucket = useResource(
@@ -34,6 +36,8 @@ export function BucketSettingsPage(props: { bucket: string }) {
           <Addresses bucket={bucket.data} />
           <TrafficToken bucket={bucket.data} onChanged={bucket.setData} />
           <SigningSecret key={`secret-${bucket.data.key}`} bucketKey={bucket.data.key} />
+          <StatusPages key={`status-${bucket.data.key}`} bucketKey={bucket.data.key} />
+          <MaintenanceWindows key={`maintenance-${bucket.data.key}`} bucketKey={bucket.data.key} />
           <NewBucket />
           {!bucket.data.default && <DeleteBucket key={`delete-${bucket.data.key}`} bucket={bucket.data} />}
         </>

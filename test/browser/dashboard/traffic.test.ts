@@ -349,12 +349,18 @@ describe('dashboard: traffic inspector', { skip: skipReason() }, () => {
       'test-results/dashboard/traffic-timing.json',
       JSON.stringify({ messages: 10_000, first_page_ms: timings }, null, 2),
     );
-    assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), 100);
+    // The DOM holds the pages loaded so far, never the whole stream: the first page, or (when a slow
+    // machine delivers the end-of-list report late) the first two.
+    const first = await fresh.page.locator('table.stream-table tbody tr').count();
+    assert.ok(first === 100 || first === 200, `${first} rows after the first load`);
     // The timings are recorded for bench/README.md (target: best under 1 s); a test does not time.
 
     await showEndOfList(fresh.page);
-    await fresh.page.locator('table.stream-table tbody tr').nth(199).waitFor();
-    assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), 200);
+    await fresh.page
+      .locator('table.stream-table tbody tr')
+      .nth(first + 99)
+      .waitFor();
+    assert.equal(await fresh.page.locator('table.stream-table tbody tr').count(), first + 100);
     await fresh.context.close();
   });
 
