@@ -128,6 +128,41 @@ describe('Dashboard runs and environments', { skip: skipReason() }, () => {
     await dash.checkA11y(page, 'result (pass)');
   });
 
+  test("the e-mail's own subject and body are written, previewed on the last result and saved", async () => {
+    await page.goto(app('environments'));
+    await page.getByRole('button', { name: /^Edit/ }).first().click();
+    await page.getByLabel("Write the e-mail's subject and body myself").check();
+    await page.getByLabel('E-mail subject').fill('[{{result}}] {{test_name}}');
+    await page.getByLabel('E-mail body').fill('{{test_name}} took {{nope}} ms');
+    await page.getByRole('button', { name: 'Save environment' }).click();
+    // An unknown placeholder is refused, named beside the body.
+    await page
+      .locator('.field.invalid')
+      .filter({ has: page.getByLabel('E-mail body') })
+      .waitFor();
+    await page.getByLabel('E-mail body').fill('{{test_name}} took {{duration_ms}} ms in {{region}}');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const preview = page.getByTestId('template-preview');
+    await preview.getByText('Subject: [pass] Items API').waitFor();
+    await preview.getByText(/^Items API took \d+ ms in /).waitFor();
+    await dash.checkA11y(page, 'environment editor with an e-mail template');
+    await page.getByRole('button', { name: 'Save environment' }).click();
+    await page.getByText(/was saved/).waitFor();
+    const env = (await detail()).environments[0]! as Env & { emails: { template?: unknown } };
+    assert.deepEqual(env.emails.template, {
+      subject: '[{{result}}] {{test_name}}',
+      body: '{{test_name}} took {{duration_ms}} ms in {{region}}',
+    });
+
+    // Unticked, the standard message comes back.
+    await page.getByRole('button', { name: /^Edit/ }).first().click();
+    await page.getByLabel("Write the e-mail's subject and body myself").uncheck();
+    await page.getByRole('button', { name: 'Save environment' }).click();
+    await page.getByText(/was saved/).waitFor();
+    const standard = (await detail()).environments[0]! as Env & { emails: { template?: unknown } };
+    assert.equal(standard.emails.template, undefined);
+  });
+
   test('the steps a working run has finished appear before it ends', async () => {
     // Three requests of 1.2 s each: the first shows while the others are still on their way.
     const request = {

@@ -7,7 +7,7 @@ import { useSession } from '../../session';
 import { FormError, useSubmit } from './shared';
 
 /** The placeholders of notification templates (docs/alerting.md, "Notification templates"). */
-const PLACEHOLDERS = [
+export const PLACEHOLDERS = [
   'test_name',
   'environment_name',
   'region',
@@ -144,7 +144,10 @@ function TemplateForm(props: {
 }
 
 /** Renders the draft against the newest result of a test the user picks. */
-function Preview(props: { channel: Channel; template: { subject?: string; body: string } | null }) {
+export function Preview(props: {
+  channel: Channel | 'email';
+  template: { subject?: string; body: string } | null;
+}) {
   const { buckets } = useSession();
   const [bucket, setBucket] = useState(buckets[0]?.key ?? '');
   const [testId, setTestId] = useState('');

@@ -8,6 +8,7 @@ import { NOTIFY_ON_OPTIONS } from '../../components/notify-on';
 import { Checkbox, ErrorBanner, SelectField, TextArea, TextField } from '../../components/ui';
 import { useResource } from '../../components/use-resource';
 import type { RegionInfo } from '../runs/types';
+import { PLACEHOLDERS, Preview } from '../account/integration-template';
 import {
   bodyOf,
   checkDraft,
@@ -295,7 +296,59 @@ function Emails(props: {
         />
       )}
       <FieldMessage error={props.error} field="/emails/notify_all" />
+      <Checkbox
+        label="Write the e-mail's subject and body myself"
+        checked={emails.template !== undefined}
+        onValue={(own) => {
+          const { template: _standard, ...rest } = emails;
+          props.onChange(own ? { ...rest, template: { body: '' } } : rest);
+        }}
+      />
+      {emails.template !== undefined && <EmailTemplate {...props} template={emails.template} />}
     </fieldset>
+  );
+}
+
+/** The e-mail's own subject and body, with the placeholders listed and a preview. */
+function EmailTemplate(props: {
+  value: Draft['emails'];
+  template: NonNullable<Draft['emails']['template']>;
+  error: unknown;
+  onChange: (emails: Draft['emails']) => void;
+}) {
+  const { template } = props;
+  const set = (subject: string, body: string) =>
+    props.onChange({ ...props.value, template: { ...(subject !== '' && { subject }), body } });
+  return (
+    <div class="email-template">
+      <p class="muted small-text">
+        Placeholders:{' '}
+        {PLACEHOLDERS.map((name, index) => (
+          <span key={name}>
+            {index > 0 && ', '}
+            <code>{`{{${name}}}`}</code>
+          </span>
+        ))}
+        . An empty subject keeps the standard one.
+      </p>
+      <TextField
+        label="E-mail subject"
+        value={template.subject ?? ''}
+        onValue={(subject) => set(subject, template.body)}
+        error={props.error}
+        field="/emails/template/subject"
+        maxLength={1000}
+      />
+      <TextArea
+        label="E-mail body"
+        value={template.body}
+        onValue={(body) => set(template.subject ?? '', body)}
+        error={props.error}
+        field="/emails/template/body"
+        rows={6}
+      />
+      <Preview channel="email" template={template.body.trim() === '' ? null : template} />
+    </div>
   );
 }
 
