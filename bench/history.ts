@@ -94,7 +94,7 @@ async function fill(store: Store, testId: string, bucketKey: string, now: number
   const rolling = Date.now();
   await rebuildMetricRollups(store.db, testId);
   log(`  rollups built (${((Date.now() - rolling) / 1000).toFixed(0)} s)`);
-  if (store.dialect === 'postgres') await sql`analyze test_runs`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`analyze test_runs, test_metric_rollups`.execute(store.db);
   else await sql`analyze`.execute(store.db);
 }
 

@@ -172,15 +172,23 @@ export function bucketValue(bucket: number): number {
   return (low + high) / 2;
 }
 
-/** One rollup row as metrics read it: the runs of one grain-sized slot that fell in one bucket. */
-export interface RollupCell {
+/** The runs of one grain-sized slot, every response-time bucket added up. */
+export interface RollupSlot {
   /** Start of the slot, Unix seconds, a multiple of the grain. */
   start: number;
-  bucket: number;
   runs: number;
   passes: number;
-  /** Sum of the response times of these runs (0 for NO_RESPONSE_TIME). */
+  /** Runs with a response time, and the sum of their response times. */
+  timed: number;
   response_time_sum: number;
+}
+
+/** What metrics read from the rollups: the slots of both periods, and each period's histogram. */
+export interface RollupRead {
+  slots: RollupSlot[];
+  /** Response-time bucket → runs, this period and the previous one. */
+  current: ReadonlyMap<number, number>;
+  previous: ReadonlyMap<number, number>;
 }
 
 /**
@@ -213,19 +221,17 @@ function histogramPercentile(
 }
 
 function rollupFigures(
-  cells: readonly RollupCell[],
+  slots: readonly RollupSlot[],
+  histogram: ReadonlyMap<number, number>,
   exactTimes: readonly number[] | undefined,
 ): PeriodFigures {
-  const histogram = new Map<number, number>();
   let runs = 0;
   let passes = 0;
   let timed = 0;
-  for (const cell of cells) {
-    runs += cell.runs;
-    passes += cell.passes;
-    if (cell.bucket === NO_RESPONSE_TIME) continue;
-    timed += cell.runs;
-    histogram.set(cell.bucket, (histogram.get(cell.bucket) ?? 0) + cell.runs);
+  for (const slot of slots) {
+    runs += slot.runs;
+    passes += slot.passes;
+    timed += slot.timed;
   }
   // The stored runs give exact percentiles while they are all still there.
   const exact =
@@ -241,31 +247,29 @@ function rollupFigures(
 }
 
 /**
- * Metrics of the day, week or month timeframe from rollup cells covering both periods
+ * Metrics of the day, week or month timeframe from what the rollups hold for both periods
  * (`rollupWindow`). `exact`, when given, holds the response times of the runs still stored in each
  * period; a period whose stored runs are all there takes its percentiles from them.
  */
 export function computeRollupMetrics(
   timeframe: Timeframe,
-  cells: readonly RollupCell[],
+  read: RollupRead,
   now: number,
   exact?: { current: readonly number[]; previous: readonly number[] },
 ): Metrics {
   const { step, count, lastPoint, first, previousFirst } = rollupWindow(timeframe, now);
-  const current = cells.filter((c) => c.start >= first && c.start <= now);
-  const previous = cells.filter((c) => c.start >= previousFirst && c.start < first);
+  const current = read.slots.filter((slot) => slot.start >= first && slot.start <= now);
+  const previous = read.slots.filter((slot) => slot.start >= previousFirst && slot.start < first);
   const points = new Map<number, { runs: number; passes: number; timed: number; sum: number }>();
   for (let i = count - 1; i >= 0; i--)
     points.set(lastPoint - i * step, { runs: 0, passes: 0, timed: 0, sum: 0 });
-  for (const cell of current) {
-    const point = points.get(Math.floor(cell.start / step) * step);
+  for (const slot of current) {
+    const point = points.get(Math.floor(slot.start / step) * step);
     if (!point) continue;
-    point.runs += cell.runs;
-    point.passes += cell.passes;
-    if (cell.bucket !== NO_RESPONSE_TIME) {
-      point.timed += cell.runs;
-      point.sum += cell.response_time_sum;
-    }
+    point.runs += slot.runs;
+    point.passes += slot.passes;
+    point.timed += slot.timed;
+    point.sum += slot.response_time_sum;
   }
   const response_times = [...points].map(([timestamp, point]) => ({
     timestamp,
@@ -274,7 +278,7 @@ export function computeRollupMetrics(
   }));
   return withChange(
     response_times,
-    rollupFigures(current, exact?.current),
-    rollupFigures(previous, exact?.previous),
+    rollupFigures(current, read.current, exact?.current),
+    rollupFigures(previous, read.previous, exact?.previous),
   );
 }

@@ -6,27 +6,34 @@ import {
   computeRollupMetrics,
   latencyBucket,
   NO_RESPONSE_TIME,
-  type RollupCell,
+  type RollupRead,
+  type RollupSlot,
   rollupWindow,
 } from '../../src/domain/metrics.js';
 
-/** The rollup cells a set of runs makes at one grain, as the store keeps them. */
-function cellsOf(
+/** What the rollups of a set of runs hold at one grain, split into two periods at `split`. */
+function readOf(
   runs: { finished_at: number; result: string; response_time_ms: number | null }[],
   grain: number,
-) {
-  const cells = new Map<string, RollupCell>();
+  split: number,
+): RollupRead {
+  const slots = new Map<number, RollupSlot>();
+  const current = new Map<number, number>();
+  const previous = new Map<number, number>();
   for (const run of runs) {
     const start = Math.floor(run.finished_at / grain) * grain;
+    const slot = slots.get(start) ?? { start, runs: 0, passes: 0, timed: 0, response_time_sum: 0 };
+    slot.runs += 1;
+    slot.passes += run.result === 'pass' ? 1 : 0;
+    slots.set(start, slot);
     const bucket = latencyBucket(run.response_time_ms);
-    const key = `${start}/${bucket}`;
-    const cell = cells.get(key) ?? { start, bucket, runs: 0, passes: 0, response_time_sum: 0 };
-    cell.runs += 1;
-    cell.passes += run.result === 'pass' ? 1 : 0;
-    cell.response_time_sum += run.response_time_ms ?? 0;
-    cells.set(key, cell);
+    if (bucket === NO_RESPONSE_TIME) continue;
+    slot.timed += 1;
+    slot.response_time_sum += run.response_time_ms!;
+    const histogram = start >= split ? current : previous;
+    histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1);
   }
-  return [...cells.values()];
+  return { slots: [...slots.values()], current, previous };
 }
 
 describe('metric rollups', () => {
@@ -64,7 +71,7 @@ describe('metric rollups', () => {
       result: i % 7 === 0 ? 'fail' : 'pass',
       response_time_ms: i % 50 === 0 ? null : 5 + ((i * 7919) % 2_000) * 1.7,
     }));
-    const cells = cellsOf(runs, 3_600);
+    const cells = readOf(runs, 3_600, first);
     const estimated = computeRollupMetrics('day', cells, now);
     const current = runs.filter((r) => r.finished_at >= first);
     const previous = runs.filter((r) => r.finished_at < first);
@@ -99,7 +106,11 @@ describe('metric rollups', () => {
   });
 
   test('no runs: null figures and a full series', () => {
-    const metrics = computeRollupMetrics('week', [], Date.UTC(2026, 10, 25) / 1000);
+    const metrics = computeRollupMetrics(
+      'week',
+      { slots: [], current: new Map(), previous: new Map() },
+      Date.UTC(2026, 10, 25) / 1000,
+    );
     assert.equal(metrics.response_times.length, 28);
     assert.equal(metrics.this_time_period.total_test_runs, 0);
     assert.equal(metrics.this_time_period.response_time_50th_percentile, null);

@@ -4,7 +4,6 @@ import {
   computeMetrics,
   computeRollupMetrics,
   type Metrics,
-  NO_RESPONSE_TIME,
   ROLLUP_GRAIN,
   rollupWindow,
   TIMEFRAME_SPANS,
@@ -150,22 +149,21 @@ export class RunResults {
     // Day, week and month: counts from the rollups, whatever the length of the history; exact
     // percentiles from the stored runs while a window holds few enough of them.
     const { first, previousFirst } = rollupWindow(timeframe, now);
-    const cells = await metricRollupsRepo.read(
+    const read = await metricRollupsRepo.read(
       this.deps.store.db,
       test.id,
       grain,
-      previousFirst,
-      now + 1,
+      { from: previousFirst, split: first, to: now + 1 },
       filter,
     );
-    const timed = cells.reduce((n, c) => (c.bucket === NO_RESPONSE_TIME ? n : n + c.runs), 0);
-    if (timed > this.exactPercentilesUpTo) return computeRollupMetrics(timeframe, cells, now);
+    const timed = read.slots.reduce((n, slot) => n + slot.timed, 0);
+    if (timed > this.exactPercentilesUpTo) return computeRollupMetrics(timeframe, read, now);
     const runs = await runsRepo.finishedBetween(this.deps.store.db, test.id, previousFirst, now + 1, filter);
     const times = (from: number, to: number) =>
       runs
         .filter((r) => r.finished_at !== null && r.finished_at >= from && r.finished_at < to)
         .flatMap((r) => (r.response_time_ms === null ? [] : [r.response_time_ms]));
-    return computeRollupMetrics(timeframe, cells, now, {
+    return computeRollupMetrics(timeframe, read, now, {
       current: times(first, now + 1),
       previous: times(previousFirst, first),
     });

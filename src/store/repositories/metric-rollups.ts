@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { latencyBucket, ROLLUP_GRAINS, type RollupCell } from '../../domain/metrics.js';
+import { latencyBucket, ROLLUP_GRAINS, type RollupRead } from '../../domain/metrics.js';
 import type { Executor } from '../store.js';
 
 /** What one finished run adds to the rollups. */
@@ -66,41 +66,61 @@ export const metricRollupsRepo = {
   },
 
   /**
-   * The cells of one test at one grain whose slots start in [from, to), environments and regions
-   * added up unless one is asked for.
+   * What metrics read of one test at one grain for two periods, [from, split) and [split, to)
+   * (multiples of the grain): the totals of each slot, and each period's response-time histogram;
+   * environments and regions added up unless one is asked for. Two aggregates, a few hundred rows.
    */
   async read(
     db: Executor,
     testId: string,
     grain: number,
-    from: number,
-    to: number,
+    period: { from: number; split: number; to: number },
     filter: { region?: string | undefined; environmentId?: string | undefined },
-  ): Promise<RollupCell[]> {
-    let query = db
+  ): Promise<RollupRead> {
+    // A literal, so that the select and the group by name the same expression on PostgreSQL.
+    const isCurrent = sql<number>`case when slot >= ${sql.lit(Math.floor(period.split / grain))} then 1 else 0 end`;
+    let base = db
       .selectFrom('test_metric_rollups')
-      .select([
-        'slot',
-        'bucket',
-        sql<number>`sum(runs)`.as('runs'),
-        sql<number>`sum(passes)`.as('passes'),
-        sql<number>`sum(response_time_sum)`.as('response_time_sum'),
-      ])
       .where('test_id', '=', testId)
       .where('grain', '=', grain)
-      .where('slot', '>=', Math.floor(from / grain))
-      .where('slot', '<', Math.ceil(to / grain))
-      .groupBy(['slot', 'bucket']);
-    if (filter.region) query = query.where('region', '=', filter.region);
-    if (filter.environmentId) query = query.where('environment_id', '=', filter.environmentId);
-    // PostgreSQL answers sum() of integers as a bigint (text) and of doubles as a double.
-    return (await query.execute()).map((row) => ({
-      start: Number(row.slot) * grain,
-      bucket: Number(row.bucket),
-      runs: Number(row.runs),
-      passes: Number(row.passes),
-      response_time_sum: Number(row.response_time_sum),
-    }));
+      .where('slot', '>=', Math.floor(period.from / grain))
+      .where('slot', '<', Math.ceil(period.to / grain));
+    if (filter.region) base = base.where('region', '=', filter.region);
+    if (filter.environmentId) base = base.where('environment_id', '=', filter.environmentId);
+    // Two statements at once: PostgreSQL runs them on two connections of the pool.
+    const [slots, buckets] = await Promise.all([
+      base
+        .select([
+          'slot',
+          sql<number>`sum(runs)`.as('runs'),
+          sql<number>`sum(passes)`.as('passes'),
+          sql<number>`sum(case when bucket >= 0 then runs else 0 end)`.as('timed'),
+          sql<number>`sum(response_time_sum)`.as('response_time_sum'),
+        ])
+        .groupBy('slot')
+        .execute(),
+      base
+        .where('bucket', '>=', 0)
+        .select([isCurrent.as('current'), 'bucket', sql<number>`sum(runs)`.as('runs')])
+        .groupBy([isCurrent, 'bucket'])
+        .execute(),
+    ]);
+    const current = new Map<number, number>();
+    const previous = new Map<number, number>();
+    // PostgreSQL answers sum() of integers as a bigint (text).
+    for (const row of buckets)
+      (Number(row.current) === 1 ? current : previous).set(Number(row.bucket), Number(row.runs));
+    return {
+      slots: slots.map((row) => ({
+        start: Number(row.slot) * grain,
+        runs: Number(row.runs),
+        passes: Number(row.passes),
+        timed: Number(row.timed),
+        response_time_sum: Number(row.response_time_sum),
+      })),
+      current,
+      previous,
+    };
   },
 };
 
