@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { latencyBucket, ROLLUP_GRAINS, type RollupRead } from '../../domain/metrics.js';
+import type { TestMetricRollupTable } from '../database.js';
 import type { Executor } from '../store.js';
 
 /** What one finished run adds to the rollups. */
@@ -12,17 +13,8 @@ export interface RolledRun {
   response_time_ms: number | null;
 }
 
-interface Cell {
-  test_id: string;
-  grain: number;
-  slot: number;
-  environment_id: string;
-  region: string;
-  bucket: number;
-  runs: number;
-  passes: number;
-  response_time_sum: number;
-}
+/** One stored rollup row. */
+type Cell = TestMetricRollupTable;
 
 const KEY = ['test_id', 'grain', 'slot', 'environment_id', 'region', 'bucket'] as const;
 
