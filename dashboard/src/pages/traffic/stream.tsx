@@ -50,12 +50,9 @@ interface ListState {
   /** Rows that arrived by polling, highlighted once. */
   fresh: Set<string>;
   announcement: string;
-  /** The stream and filters the rows were loaded for. */
-  view: string;
 }
 
-const initialState = (view = ''): ListState => ({
-  view,
+const initialState = (): ListState => ({
   rows: [],
   loading: true,
   loadingOlder: false,
@@ -98,8 +95,6 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
   const [, navigate] = useLocation();
   const filters = useMemo(() => filtersFromSearch(search), [search]);
   const filterKey = searchOf(filters);
-  // Until the rows of a new stream or filter arrive, the old ones are not shown under the new view.
-  const view = `${stream}${filterKey}`;
   const [state, setState] = useState<ListState>(initialState);
   const stateRef = useRef(state);
   stateRef.current = state;
@@ -125,14 +120,14 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
       const rows = await api.get<MessageListItem[]>(base, { ...listQuery(filters), count: pageSize });
       if (run !== generation.current) return;
       setState({
-        ...initialState(view),
+        ...initialState(),
         rows,
         loading: false,
         hasMore: rows.length === pageSize,
       });
     } catch (error) {
       if (run !== generation.current) return;
-      setState({ ...initialState(view), loading: false, error });
+      setState({ ...initialState(), loading: false, error });
     }
   }
 
@@ -357,7 +352,7 @@ function Stream(props: { bucketKey: string; stream: StreamKey }) {
       )}
       <ErrorBanner error={exportError} />
       <ErrorBanner error={state.error} onRetry={() => void (state.rows.length ? poll() : loadFirst())} />
-      {state.loading || state.view !== view ? (
+      {state.loading ? (
         <Loading label="Loading messages…" />
       ) : state.rows.length === 0 ? (
         <Empty>
