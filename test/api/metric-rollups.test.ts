@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { rebuildMetricRollups } from '../../src/store/repositories/metric-rollups.js';
+import { rollupsRepo } from '../../src/store/repositories/rollups.js';
 import { describeApi, PUBLIC_URL } from '../helpers/api.js';
 import { runRow } from '../helpers/seed.js';
 
@@ -127,6 +128,38 @@ await describeApi('metrics from rollups', (get) => {
       .where('test_id', '=', t.id)
       .execute();
     assert.equal(left.length, 0);
+  });
+
+  test("deleting a bucket takes its tests' rollups with it", async () => {
+    const { data, call, store, alice } = get();
+    const key = (await data('POST', '/buckets', { name: 'Short-lived' })).key;
+    const t = await data('POST', `/buckets/${key}/tests`, { name: 'Gone soon' });
+    const run = {
+      ...runRow(t.id, key, 'pass', Date.now() / 1000 - 60, 42),
+      environment_id: t.default_environment_id,
+    };
+    await store.db.insertInto('test_runs').values(run).execute();
+    await rebuildMetricRollups(store.db, t.id);
+    await rollupsRepo.count(store.db, { ...run, result: 'pass', finished_at: run.finished_at! });
+    const rows = async () => [
+      (
+        await store.db
+          .selectFrom('test_metric_rollups')
+          .select('test_id')
+          .where('test_id', '=', t.id)
+          .execute()
+      ).length,
+      (
+        await store.db
+          .selectFrom('test_daily_rollups')
+          .select('test_id')
+          .where('test_id', '=', t.id)
+          .execute()
+      ).length,
+    ];
+    assert.deepEqual(await rows(), [2, 1], 'an hour and a day of metrics, a day of uptime');
+    assert.equal((await call({ method: 'DELETE', url: `/buckets/${key}`, as: alice })).statusCode, 204);
+    assert.deepEqual(await rows(), [0, 0]);
   });
 
   test('rollups rebuilt from stored runs; a long history reads its percentiles from the histogram', async () => {

@@ -7,10 +7,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('integrations').addColumn('template', 'text').execute();
 
   // Pass and fail counts per test, environment and UTC day (day = Unix days), kept as runs finish:
-  // what a status page's uptime bars read instead of the runs themselves.
+  // what a status page's uptime bars read instead of the runs themselves. They go with their test
+  // (deleted alone or with its bucket).
   await db.schema
     .createTable('test_daily_rollups')
-    .addColumn('test_id', 'text', (c) => c.notNull())
+    .addColumn('test_id', 'text', (c) => c.notNull().references('tests.id').onDelete('cascade'))
     .addColumn('environment_id', 'text', (c) => c.notNull())
     .addColumn('day', 'integer', (c) => c.notNull())
     .addColumn('passes', 'integer', (c) => c.notNull().defaultTo(0))

@@ -5,10 +5,11 @@ import { rebuildMetricRollups } from '../repositories/metric-rollups.js';
 export async function up(db: Kysely<any>): Promise<void> {
   // Counts of finished pass/fail runs per test, hour or day (`grain` seconds, `slot` = Unix seconds
   // ÷ grain), environment, region and response-time bucket, kept as runs finish: what the day, week
-  // and month metrics read instead of the runs themselves.
+  // and month metrics read instead of the runs themselves. They go with their test (deleted alone or
+  // with its bucket).
   await db.schema
     .createTable('test_metric_rollups')
-    .addColumn('test_id', 'text', (c) => c.notNull())
+    .addColumn('test_id', 'text', (c) => c.notNull().references('tests.id').onDelete('cascade'))
     .addColumn('grain', 'integer', (c) => c.notNull())
     .addColumn('slot', 'integer', (c) => c.notNull())
     .addColumn('environment_id', 'text', (c) => c.notNull())

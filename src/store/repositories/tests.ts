@@ -321,8 +321,6 @@ export const testsRepo = {
   },
 
   async delete(db: Executor, id: string): Promise<void> {
-    await db.deleteFrom('test_daily_rollups').where('test_id', '=', id).execute();
-    await db.deleteFrom('test_metric_rollups').where('test_id', '=', id).execute();
     await db.deleteFrom('tests').where('id', '=', id).execute();
   },
 };
