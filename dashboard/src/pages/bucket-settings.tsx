@@ -7,7 +7,7 @@ import { Checkbox, ErrorBanner, Loading, Notice, PageHeader, SelectField, TextFi
 import { useResource } from '../components/use-resource';
 import { paths, useSession } from '../session';
 import { CopyValue, FormError, SecretPanel, useSubmit } from './account/shared';
-import { MaintenanceWindows, StatusPages } from './bucket-status';
+import { StatusAndMaintenance } from './bucket-status';
 import './account/account.css';
 
 /** A bucket as `GET /buckets/<key>` answers it; message retention is not in the session's list type. */
@@ -36,8 +36,7 @@ export function BucketSettingsPage(props: { bucket: string }) {
           <Addresses bucket={bucket.data} />
           <TrafficToken bucket={bucket.data} onChanged={bucket.setData} />
           <SigningSecret key={`secret-${bucket.data.key}`} bucketKey={bucket.data.key} />
-          <StatusPages key={`status-${bucket.data.key}`} bucketKey={bucket.data.key} />
-          <MaintenanceWindows key={`maintenance-${bucket.data.key}`} bucketKey={bucket.data.key} />
+          <StatusAndMaintenance key={`status-${bucket.data.key}`} bucketKey={bucket.data.key} />
           <NewBucket />
           {!bucket.data.default && <DeleteBucket key={`delete-${bucket.data.key}`} bucket={bucket.data} />}
         </>

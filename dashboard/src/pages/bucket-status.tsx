@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { dateTime } from '../components/format';
 import { Checkbox, ErrorBanner, Loading, Notice, SelectField, TextField } from '../components/ui';
-import { useResource } from '../components/use-resource';
+import { type Resource, useResource } from '../components/use-resource';
 import { FormError, useRowActions, useSubmit } from './account/shared';
 
 /** A test as the bucket's list names it. */
@@ -53,7 +53,9 @@ interface MaintenanceWindow {
 
 const bucketPath = (bucketKey: string) => `/buckets/${encodeURIComponent(bucketKey)}`;
 
-function useTestNames(bucketKey: string) {
+type TestNames = Resource<TestName[]>;
+
+function useTestNames(bucketKey: string): TestNames {
   return useResource(
     (signal) => api.get<TestName[]>(`${bucketPath(bucketKey)}/tests`, { count: 1000 }, signal),
     [bucketKey],
@@ -77,12 +79,23 @@ function slugOf(title: string): string {
  * The bucket's public status pages: each lists tests under public names, in groups, at
  * `PUBLIC_URL/status/<slug>` with no sign-in. Nothing else of a test is shown there.
  */
-export function StatusPages(props: { bucketKey: string }) {
+/** The bucket's status pages and maintenance windows, which both pick from its tests (loaded once). */
+export function StatusAndMaintenance(props: { bucketKey: string }) {
+  const tests = useTestNames(props.bucketKey);
+  return (
+    <>
+      <StatusPages bucketKey={props.bucketKey} tests={tests} />
+      <MaintenanceWindows bucketKey={props.bucketKey} tests={tests} />
+    </>
+  );
+}
+
+function StatusPages(props: { bucketKey: string; tests: TestNames }) {
   const pages = useResource(
     (signal) => api.get<StatusPage[]>(`${bucketPath(props.bucketKey)}/status-pages`, undefined, signal),
     [props.bucketKey],
   );
-  const tests = useTestNames(props.bucketKey);
+  const { tests } = props;
   const [editing, setEditing] = useState<StatusPage | 'new' | null>(null);
   const rows = useRowActions();
 
@@ -361,13 +374,13 @@ function describeWindow(item: MaintenanceWindow): string {
  * The bucket's maintenance windows: while one is under way, schedules start no run (pause) or runs
  * go on without notifications (mute).
  */
-export function MaintenanceWindows(props: { bucketKey: string }) {
+function MaintenanceWindows(props: { bucketKey: string; tests: TestNames }) {
   const windows = useResource(
     (signal) =>
       api.get<MaintenanceWindow[]>(`${bucketPath(props.bucketKey)}/maintenance_windows`, undefined, signal),
     [props.bucketKey],
   );
-  const tests = useTestNames(props.bucketKey);
+  const { tests } = props;
   const [adding, setAdding] = useState(false);
   const rows = useRowActions();
   const testName = new Map((tests.data ?? []).map((t) => [t.id, t.name]));

@@ -63,10 +63,15 @@ export class RunResults {
   }
 
   async get(principal: Principal, bucketKey: string, testId: string, runId: string): Promise<TestRunRow> {
+    return (await this.find(principal, bucketKey, testId, runId)).run;
+  }
+
+  /** The test and one of its runs, or 404. */
+  private async find(principal: Principal, bucketKey: string, testId: string, runId: string) {
     const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
-    const row = isUuid(runId) ? await runsRepo.ofTest(this.deps.store.db, test.id, runId) : undefined;
-    if (!row) throw notFound(`Result ${runId}`);
-    return row;
+    const run = isUuid(runId) ? await runsRepo.ofTest(this.deps.store.db, test.id, runId) : undefined;
+    if (!run) throw notFound(`Result ${runId}`);
+    return { test, run };
   }
 
   async step(
@@ -100,9 +105,7 @@ export class RunResults {
     testId: string,
     runId: string,
   ): Promise<{ testName: string; run: TestRunRow; steps: StepResult[] }> {
-    const { test } = await this.deps.tests.requireTest(principal, bucketKey, testId);
-    const run = isUuid(runId) ? await runsRepo.ofTest(this.deps.store.db, test.id, runId) : undefined;
-    if (!run) throw notFound(`Result ${runId}`);
+    const { test, run } = await this.find(principal, bucketKey, testId, runId);
     const details = await runsRepo.stepDetails(this.deps.store.db, run.id);
     return { testName: test.name, run, steps: details.map((d) => JSON.parse(d) as StepResult) };
   }
