@@ -81,28 +81,43 @@ function change(current: number | null, previous: number | null): number | null 
  * `period / step` points at multiples of the step, the last one holding `now`.
  */
 export function computeMetrics(timeframe: Timeframe, runs: readonly MetricRun[], now: number): Metrics {
-  const { period, step } = TIMEFRAME_SPANS[timeframe];
+  const { period } = TIMEFRAME_SPANS[timeframe];
   const start = now - period;
   const current = runs.filter((r) => r.finished_at >= start && r.finished_at < now);
   const previous = runs.filter((r) => r.finished_at >= start - period && r.finished_at < start);
-  // period / step points, the last one holding `now`.
-  const count = Math.round(period / step);
-  const lastPoint = Math.floor(now / step) * step;
-  const points = new Map<number, MetricRun[]>();
-  for (let i = count - 1; i >= 0; i--) points.set(lastPoint - i * step, []);
-  for (const run of current) points.get(Math.floor(run.finished_at / step) * step)?.push(run);
-  const response_times = [...points].map(([timestamp, inPoint]) => {
-    const times = inPoint.map((r) => r.response_time_ms).filter((t): t is number => t !== null);
-    return {
-      timestamp,
-      avg_response_time_ms: times.length > 0 ? round(times.reduce((a, b) => a + b, 0) / times.length) : null,
-      success_ratio:
-        inPoint.length > 0
-          ? round(inPoint.filter((r) => r.result === 'pass').length / inPoint.length, 4)
-          : null,
-    };
-  });
-  return withChange(response_times, periodFigures(current), periodFigures(previous));
+  const asSlots = current.map((r) => ({
+    start: r.finished_at,
+    runs: 1,
+    passes: r.result === 'pass' ? 1 : 0,
+    timed: r.response_time_ms === null ? 0 : 1,
+    response_time_sum: r.response_time_ms ?? 0,
+  }));
+  return withChange(seriesOf(timeframe, now, asSlots), periodFigures(current), periodFigures(previous));
+}
+
+/** The series: `period / step` points at multiples of the step, the last one holding `now`. */
+function seriesOf(
+  timeframe: Timeframe,
+  now: number,
+  slots: readonly RollupSlot[],
+): Metrics['response_times'] {
+  const { step, count, lastPoint } = rollupWindow(timeframe, now);
+  const points = new Map<number, { runs: number; passes: number; timed: number; sum: number }>();
+  for (let i = count - 1; i >= 0; i--)
+    points.set(lastPoint - i * step, { runs: 0, passes: 0, timed: 0, sum: 0 });
+  for (const slot of slots) {
+    const point = points.get(Math.floor(slot.start / step) * step);
+    if (!point) continue;
+    point.runs += slot.runs;
+    point.passes += slot.passes;
+    point.timed += slot.timed;
+    point.sum += slot.response_time_sum;
+  }
+  return [...points].map(([timestamp, point]) => ({
+    timestamp,
+    avg_response_time_ms: point.timed > 0 ? round(point.sum / point.timed) : null,
+    success_ratio: point.runs > 0 ? round(point.passes / point.runs, 4) : null,
+  }));
 }
 
 function withChange(
@@ -257,27 +272,11 @@ export function computeRollupMetrics(
   now: number,
   exact?: { current: readonly number[]; previous: readonly number[] },
 ): Metrics {
-  const { step, count, lastPoint, first, previousFirst } = rollupWindow(timeframe, now);
+  const { first, previousFirst } = rollupWindow(timeframe, now);
   const current = read.slots.filter((slot) => slot.start >= first && slot.start <= now);
   const previous = read.slots.filter((slot) => slot.start >= previousFirst && slot.start < first);
-  const points = new Map<number, { runs: number; passes: number; timed: number; sum: number }>();
-  for (let i = count - 1; i >= 0; i--)
-    points.set(lastPoint - i * step, { runs: 0, passes: 0, timed: 0, sum: 0 });
-  for (const slot of current) {
-    const point = points.get(Math.floor(slot.start / step) * step);
-    if (!point) continue;
-    point.runs += slot.runs;
-    point.passes += slot.passes;
-    point.timed += slot.timed;
-    point.sum += slot.response_time_sum;
-  }
-  const response_times = [...points].map(([timestamp, point]) => ({
-    timestamp,
-    avg_response_time_ms: point.timed > 0 ? round(point.sum / point.timed) : null,
-    success_ratio: point.runs > 0 ? round(point.passes / point.runs, 4) : null,
-  }));
   return withChange(
-    response_times,
+    seriesOf(timeframe, now, current),
     rollupFigures(current, read.current, exact?.current),
     rollupFigures(previous, read.previous, exact?.previous),
   );
