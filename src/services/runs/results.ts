@@ -23,7 +23,7 @@ import { isSafeId } from './rows.js';
 /** Metrics cover a day unless another timeframe is asked for. */
 export const DEFAULT_TIMEFRAME = 'day' satisfies Timeframe;
 /** See RunResults.exactPercentilesUpTo. */
-export const EXACT_PERCENTILES_UP_TO = 5_000;
+export const EXACT_PERCENTILES_UP_TO = 1_000;
 export const RESULTS_PAGE = { default: 10, max: 50 } as const;
 
 export interface RunResultsOptions {
