@@ -76,6 +76,10 @@ export interface TestSummary {
 }
 
 /** What a test revision keeps: the test's own fields, its steps and its schedules. */
+/** The order the store reads a test's environments and schedules in: oldest first, then by id. */
+const byCreation = (a: { created_at: number; id: string }, b: { created_at: number; id: string }): number =>
+  a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 export function testSnapshot(aggregate: TestAggregate) {
   const { test } = aggregate;
   return {
@@ -280,7 +284,7 @@ export class TestService {
       now,
     );
 
-    await testsRepo.insert(trx, {
+    const test = {
       id: testId,
       bucket_key: bucket.key,
       name: input.name,
@@ -290,14 +294,23 @@ export class TestService {
       updated_at: nowFloat(),
       default_environment_id: defaultEnvironmentId,
       trigger_id: newSecret('', 18),
-    });
+    };
+    await testsRepo.insert(trx, test);
     await environmentsRepo.insert(trx, [...sharedRows, ...envRows]);
     for (const row of [...sharedRows, ...envRows])
       await checkParent(trx, bucket.key, row.id, row.parent_environment_id);
-    await stepsRepo.replaceAll(trx, testId, steps);
+    const stepRows = await stepsRepo.insert(trx, testId, steps);
     await schedulesRepo.insert(trx, schedules);
 
-    const aggregate = await this.load(trx, (await testsRepo.get(trx, bucket.key, testId))!);
+    // The answer is built from what was written, in the order the reads give it back: nothing
+    // else can have changed the new test inside this transaction.
+    const aggregate: TestAggregate = {
+      test: { ...test, creator_name: actor.name, creator_email: actor.email },
+      steps: assembleSteps(stepRows),
+      environments: [...envRows].sort(byCreation),
+      schedules: [...schedules].sort(byCreation),
+      lastRun: null,
+    };
     const entries: RevisionEntry[] = [
       {
         itemType: 'radar_test',

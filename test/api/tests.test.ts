@@ -258,6 +258,51 @@ await describeApi('tests API', (get) => {
     assert.deepEqual(bobsShared[0].initial_variables, { host: 'https://api.example.com' });
   });
 
+  test('the answer to a create is the test as a read gives it back, whatever it holds', async () => {
+    const { data } = get();
+    const bucket = get().alice.bucketKey;
+    const shared = await data('POST', `/buckets/${bucket}/environments`, { name: 'Shared base' });
+    const environments = Array.from({ length: 6 }, (_, i) => ({
+      id: `env-${i}`,
+      name: `Env ${i}`,
+      ...(i === 0 ? { parent_environment_id: shared.id } : { parent_environment_id: `env-${i - 1}` }),
+      initial_variables: { n: String(i) },
+      regions: ['local'],
+    }));
+    const created = await data('POST', tests(), {
+      name: 'Everything at once',
+      description: 'steps, environments, schedules',
+      environments,
+      default_environment_id: 'env-3',
+      steps: [
+        { step_type: 'request', method: 'GET', url: 'https://example.com/a', headers: { A: ['1'] } },
+        {
+          step_type: 'condition',
+          left_value: '{{n}}',
+          comparison: 'equal',
+          right_value: '3',
+          steps: [
+            { step_type: 'request', method: 'POST', url: 'https://example.com/b', body: '{"x":1}' },
+            { step_type: 'pause', duration: 1 },
+          ],
+        },
+        { step_type: 'pause', duration: 2 },
+      ],
+      schedules: [
+        { environment_id: 'env-2', interval: '1h', note: 'hourly' },
+        { environment_id: 'env-5', interval: '5m', note: 'often' },
+        { environment_id: 'env-0', interval: '1d', note: 'daily' },
+      ],
+    });
+    assert.equal(created.environments.length, 6);
+    assert.equal(created.schedules.length, 3);
+    assert.deepEqual(created, await data('GET', `${tests()}/${created.id}`));
+
+    const [first, second] = await data('POST', tests(), [{ name: 'One' }, { name: 'Two' }]);
+    assert.deepEqual(first, await data('GET', `${tests()}/${first.id}`));
+    assert.deepEqual(second, await data('GET', `${tests()}/${second.id}`));
+  });
+
   test('a deleted test posted back with ?restored_from has a creation revision saying so', async () => {
     const { call, data } = get();
     const created = await data('POST', tests(), { name: 'Deleted by mistake' });

@@ -57,6 +57,14 @@ export const stepsRepo = {
   /** Replaces the test's whole step list; callers run it inside the transaction of the change. */
   async replaceAll(db: Executor, testId: string, steps: readonly Step[]): Promise<void> {
     await db.deleteFrom('steps').where('test_id', '=', testId).execute();
+    await stepsRepo.insert(db, testId, steps);
+  },
+
+  /**
+   * Writes the step list of a test that has none yet; answers the rows written, ordered by position
+   * as `forTest` reads them back (`assembleSteps` turns them into the same steps).
+   */
+  async insert(db: Executor, testId: string, steps: readonly Step[]): Promise<StepRow[]> {
     const rows: StepRow[] = [];
     let position = 0;
     for (const step of steps) {
@@ -72,5 +80,6 @@ export const stepsRepo = {
         .values(rows.slice(i, i + 100))
         .execute();
     }
+    return rows;
   },
 };
