@@ -1,4 +1,5 @@
 import type { TeamInvitationRow, TeamRoleRow } from '../database.js';
+import { preparedQuery } from '../prepared.js';
 import type { Executor } from '../store.js';
 
 export interface MemberRow {
@@ -32,6 +33,21 @@ const membersOf = (db: Executor, teamId: string) =>
     .where('team_members.team_id', '=', teamId)
     .orderBy('team_members.created_at')
     .orderBy('accounts.id');
+
+type BucketMembership = { role: 'owner' | 'member'; permissions: string | null };
+
+/** Read before every request in a bucket (the role check), so compiled once. */
+const membershipOfBucket = preparedQuery<{ bucketKey: string; accountId: string }, BucketMembership>(
+  ['bucketKey', 'accountId'],
+  (db, p) =>
+    db
+      .selectFrom('buckets')
+      .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
+      .leftJoin('team_roles', 'team_roles.id', 'team_members.role_id')
+      .select(['team_members.role', 'team_roles.permissions'])
+      .where('buckets.key', '=', p.bucketKey)
+      .where('team_members.account_id', '=', p.accountId),
+);
 
 export const teamsRepo = {
   /** The team with the account's role in it, or undefined when the account is no member. */
@@ -89,19 +105,12 @@ export const teamsRepo = {
   },
 
   /** The caller's membership in the team that owns the bucket, or undefined (no such bucket, or not a member). */
-  membershipByBucket(
+  async membershipByBucket(
     db: Executor,
     bucketKey: string,
     accountId: string,
-  ): Promise<{ role: 'owner' | 'member'; permissions: string | null } | undefined> {
-    return db
-      .selectFrom('buckets')
-      .innerJoin('team_members', 'team_members.team_id', 'buckets.team_id')
-      .leftJoin('team_roles', 'team_roles.id', 'team_members.role_id')
-      .select(['team_members.role', 'team_roles.permissions'])
-      .where('buckets.key', '=', bucketKey)
-      .where('team_members.account_id', '=', accountId)
-      .executeTakeFirst();
+  ): Promise<BucketMembership | undefined> {
+    return (await membershipOfBucket(db, { bucketKey, accountId }))[0];
   },
 
   async addMember(
