@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, PostgresAdapter } from 'kysely';
+import type { ReadNow } from './dialects/sqlite.js';
 import type { Db, Executor } from './store.js';
 
 type Slot<P> = { param: keyof P } | { value: unknown };
@@ -29,7 +30,17 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
       compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
+    const now = db.isTransaction ? undefined : readsNow.get(db)?.(entry.sql, parameters);
+    if (now) return now as R[];
     const result = await db.executeQuery<R>(CompiledQuery.raw(entry.sql, parameters));
     return result.rows;
   };
+}
+
+/** Stores whose reads may run at once when their connection is free (SQLite: `readNow`). */
+const readsNow = new WeakMap<Executor, ReadNow>();
+
+/** Lets the prepared queries on `db` (outside transactions) read through `readNow` when it can. */
+export function allowReadNow(db: Db, readNow: ReadNow): void {
+  readsNow.set(db, readNow);
 }

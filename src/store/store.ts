@@ -2,9 +2,10 @@ import { Kysely, Migrator, type Transaction } from 'kysely';
 import { StorageFull } from '../domain/errors.js';
 import type { Database } from './database.js';
 import { createPostgresDialect } from './dialects/postgres.js';
-import { createSqliteDialect } from './dialects/sqlite.js';
+import { createSqliteDialect, readNowOf } from './dialects/sqlite.js';
 import type { SqliteDriverName } from './dialects/sqlite-drivers.js';
 import { migrationProvider } from './migrations/index.js';
+import { allowReadNow } from './prepared.js';
 import { StoreRoom } from './space.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -50,7 +51,10 @@ export class Store {
       minFreeDisk: options.minFreeDisk,
       driver: options.sqliteDriver,
     });
-    const store = new Store(new Kysely<Database>({ dialect }), 'sqlite', driver, readOnly);
+    const db = new Kysely<Database>({ dialect });
+    const readNow = readNowOf(dialect);
+    if (readNow) allowReadNow(db, readNow);
+    const store = new Store(db, 'sqlite', driver, readOnly);
     if (options.dataDir !== ':memory:' && options.minFreeDisk !== undefined)
       store.room = new StoreRoom({ dir: options.dataDir, minFree: options.minFreeDisk, db: store.db });
     return store;

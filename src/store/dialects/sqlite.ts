@@ -65,8 +65,35 @@ function withStatementCache(raw: SqliteConnection): KyselySqliteDatabase {
  * SQLite rolls a transaction back by itself when a write fails for want of disk space (SQLITE_FULL)
  * or on some I/O errors; the ROLLBACK that follows then fails with "no transaction is active" and
  * would replace the real error. Such a ROLLBACK has nothing left to do and is skipped.
+ *
+ * The driver also knows when its one connection is free, so that a read can run on it at once
+ * (`readNow`) instead of queueing through Kysely's executor.
  */
 class SqliteDriverKeepingCause extends SqliteDriver {
+  /** Opened (Kysely opens a driver on its first query), not destroyed, and no one holds the connection. */
+  #ready = false;
+  #held = false;
+
+  constructor(private readonly database: KyselySqliteDatabase) {
+    super({ database });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.#ready = this.#held = true;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.#held = false;
+    await super.releaseConnection();
+  }
+
+  override async destroy(): Promise<void> {
+    this.#ready = false;
+    await super.destroy();
+  }
+
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
       await super.rollbackTransaction(connection);
@@ -75,16 +102,43 @@ class SqliteDriverKeepingCause extends SqliteDriver {
       throw error;
     }
   }
+
+  /**
+   * Runs a read now, on the calling tick, when the connection is free: the rows, as Kysely's own
+   * SQLite connection answers them. Undefined when it is not free (a transaction or another query
+   * holds it; the read must wait its turn, and must not see an open transaction's writes) or the
+   * statement is no read. Running synchronously, the read ends before anyone else can take the
+   * connection, which is what taking and giving back Kysely's lock would have ensured, without
+   * the promises of a trip through the executor.
+   */
+  readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    if (!this.#ready || this.#held) return undefined;
+    const statement = this.database.prepare(sql);
+    return statement.reader ? statement.all(parameters) : undefined;
+  }
 }
 
 class SqliteDialectKeepingCause extends SqliteDialect {
-  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(settings);
+  /** The driver Kysely made from this dialect (one per Kysely instance). */
+  driver: SqliteDriverKeepingCause | undefined;
+
+  constructor(private readonly database: KyselySqliteDatabase) {
+    super({ database });
   }
 
   override createDriver(): Driver {
-    return new SqliteDriverKeepingCause(this.settings);
+    this.driver = new SqliteDriverKeepingCause(this.database);
+    return this.driver;
   }
+}
+
+/** Reads that can run at once on a SQLite store's connection when it is free (see readNow). */
+export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+/** The `readNow` of the driver behind a dialect made here, once Kysely has made that driver. */
+export function readNowOf(dialect: SqliteDialect): ReadNow | undefined {
+  const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+  return driver && ((sql, parameters) => driver.readNow(sql, parameters));
 }
 
 /**
@@ -129,7 +183,7 @@ function writable(raw: SqliteConnection) {
 }
 
 function dialectOf(raw: SqliteConnection): SqliteDialect {
-  return new SqliteDialectKeepingCause({ database: withStatementCache(raw) });
+  return new SqliteDialectKeepingCause(withStatementCache(raw));
 }
 
 /** The last resort on a full disk: reads only; `error` is thrown when even that cannot be had. */
