@@ -75,11 +75,11 @@ export interface TestSummary {
   recentRuns: RecentRun[];
 }
 
-/** What a test revision keeps: the test's own fields, its steps and its schedules. */
 /** The order the store reads a test's environments and schedules in: oldest first, then by id. */
 const byCreation = (a: { created_at: number; id: string }, b: { created_at: number; id: string }): number =>
   a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** What a test revision keeps: the test's own fields, its steps and its schedules. */
 export function testSnapshot(aggregate: TestAggregate) {
   const { test } = aggregate;
   return {

@@ -70,8 +70,9 @@ function withStatementCache(raw: SqliteConnection): KyselySqliteDatabase {
  * (`readNow`) instead of queueing through Kysely's executor.
  */
 class SqliteDriverKeepingCause extends SqliteDriver {
-  /** Opened (Kysely opens a driver on its first query), not destroyed, and no one holds the connection. */
+  /** Opened (Kysely opens a driver on its first query) and not destroyed. */
   #ready = false;
+  /** A query or a transaction holds the one connection. */
   #held = false;
 
   constructor(private readonly database: KyselySqliteDatabase) {
