@@ -33,7 +33,7 @@ describe('SQLite: prepared reads while a transaction holds the connection', () =
   });
   after(async () => store.close());
 
-  test('with the connection free a read answers on the spot, with the same rows as the executor', async () => {
+  test('with the connection free a read answers the same rows as the executor does', async () => {
     await store.db.insertInto('accounts').values(account('free@example.com')).execute();
     const rows = await accountByEmail(store.db, { email: 'free@example.com' });
     assert.equal(rows.length, 1);
