@@ -2,7 +2,7 @@ import { type Compilable, CompiledQuery, PostgresAdapter } from 'kysely';
 import type { ReadNow } from './dialects/sqlite.js';
 import type { Db, Executor } from './store.js';
 
-type Slot<P> = { param: keyof P } | { value: unknown };
+export type Slot<P> = { param: keyof P } | { value: unknown };
 
 const marker = (name: string) => `\u0001vigil-param:${name}\u0001`;
 
@@ -26,7 +26,7 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
         const param = names.find((name) => markers[name] === value);
         return param ? { param } : { value };
       });
-      entry = { sql: query.sql, slots };
+      entry = dialect === 'sqlite' ? inlineIntegerConstants(query.sql, slots) : { sql: query.sql, slots };
       compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
@@ -35,6 +35,41 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
     const result = await db.executeQuery<R>(CompiledQuery.raw(entry.sql, parameters));
     return result.rows;
   };
+}
+
+/**
+ * Writes the integer constants of a SQLite query into its text instead of binding them. SQLite
+ * (3.47 and later) plans a bound `LIMIT ?` or `OFFSET ?` from the value bound to it and marks the
+ * statement to be compiled again whenever that parameter is bound anew, which is on every run: a
+ * constant `limit(1)` made a one-row read of an index cost four times what it costs with `LIMIT 1`
+ * written out. Only safe integers are written (they come from the query's own code, never from a
+ * caller); the `?` placeholders are matched to their values in order, skipping quoted text.
+ */
+export function inlineIntegerConstants<P>(
+  sql: string,
+  slots: readonly Slot<P>[],
+): { sql: string; slots: Slot<P>[] } {
+  let out = '';
+  let from = 0;
+  let index = 0;
+  const kept: Slot<P>[] = [];
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === "'" || c === '"' || c === '`') {
+      const end = sql.indexOf(c, i + 1);
+      // A doubled quote inside quoted text ends it and starts it again: the scan stays in step.
+      i = end < 0 ? sql.length : end;
+    } else if (c === '?') {
+      const slot = slots[index++];
+      if (slot && 'value' in slot && Number.isSafeInteger(slot.value)) {
+        out += sql.slice(from, i) + String(slot.value);
+        from = i + 1;
+      } else if (slot) kept.push(slot);
+    }
+  }
+  // A count that does not match means the text was not understood: keep every value bound.
+  if (index !== slots.length) return { sql, slots: [...slots] };
+  return { sql: out + sql.slice(from), slots: kept };
 }
 
 /** Stores whose reads may run at once when their connection is free (SQLite: `readNow`). */
