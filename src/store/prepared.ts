@@ -26,7 +26,7 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
         const param = names.find((name) => markers[name] === value);
         return param ? { param } : { value };
       });
-      entry = dialect === 'sqlite' ? inlineIntegerConstants(query.sql, slots) : { sql: query.sql, slots };
+      entry = dialect === 'sqlite' ? sqliteText(query.sql, slots) : { sql: query.sql, slots };
       compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
@@ -38,17 +38,15 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
 }
 
 /**
- * Writes the integer constants of a SQLite query into its text instead of binding them. SQLite
- * (3.47 and later) plans a bound `LIMIT ?` or `OFFSET ?` from the value bound to it and marks the
- * statement to be compiled again whenever that parameter is bound anew, which is on every run: a
- * constant `limit(1)` made a one-row read of an index cost four times what it costs with `LIMIT 1`
- * written out. Only safe integers are written (they come from the query's own code, never from a
- * caller); the `?` placeholders are matched to their values in order, skipping quoted text.
+ * The SQLite text of a prepared query. SQLite (3.47 and later) plans a bound `LIMIT ?` or
+ * `OFFSET ?` from the value bound to it and marks the statement to be compiled again whenever that
+ * parameter is bound anew, which is on every run: a `limit(1)` made a one-row read of an index cost
+ * four times what it costs with `LIMIT 1` written out. So integer constants are written into the
+ * text (they come from the query's own code, never from a caller), and a limit or offset that is a
+ * parameter is bound inside an expression, `(? + 0)`, which SQLite does not plan from. The `?`
+ * placeholders are matched to their values in order, skipping quoted text.
  */
-export function inlineIntegerConstants<P>(
-  sql: string,
-  slots: readonly Slot<P>[],
-): { sql: string; slots: Slot<P>[] } {
+export function sqliteText<P>(sql: string, slots: readonly Slot<P>[]): { sql: string; slots: Slot<P>[] } {
   let out = '';
   let from = 0;
   let index = 0;
@@ -61,16 +59,26 @@ export function inlineIntegerConstants<P>(
       i = end < 0 ? sql.length : end;
     } else if (c === '?') {
       const slot = slots[index++];
-      if (slot && 'value' in slot && Number.isSafeInteger(slot.value)) {
+      if (!slot) continue;
+      if ('value' in slot && Number.isSafeInteger(slot.value)) {
         out += sql.slice(from, i) + String(slot.value);
         from = i + 1;
-      } else if (slot) kept.push(slot);
+        continue;
+      }
+      kept.push(slot);
+      if (LIMIT_BEFORE.test(sql.slice(Math.max(0, i - 8), i))) {
+        out += sql.slice(from, i) + '(? + 0)';
+        from = i + 1;
+      }
     }
   }
   // A count that does not match means the text was not understood: keep every value bound.
   if (index !== slots.length) return { sql, slots: [...slots] };
   return { sql: out + sql.slice(from), slots: kept };
 }
+
+/** The end of the text before a limit's or an offset's placeholder. */
+const LIMIT_BEFORE = /\b(limit|offset) $/i;
 
 /** Stores whose reads may run at once when their connection is free (SQLite: `readNow`). */
 const readsNow = new WeakMap<Executor, ReadNow>();
