@@ -81,7 +81,7 @@ const RUNTIME_DEFAULTS: RuntimeConfig = {
   pagerdutyEventsUrl: 'https://events.pagerduty.com/v2/enqueue',
 };
 
-/** The routes' view of storage: whether it answers (the health check) and whether it takes writes. */
+/** The routes' view of storage: whether it answers (the health check), whether it takes writes, whether it changed. */
 export function storagePort(store: Store): StoragePort {
   return {
     async ping() {
@@ -94,6 +94,7 @@ export function storagePort(store: Store): StoragePort {
       };
     },
     writeBlocker: () => store.writeBlocker(),
+    generation: () => store.generation(),
   };
 }
 

@@ -14,10 +14,15 @@ export interface StoreHealth {
   writeBlocker: string | null;
 }
 
-/** The routes' view of storage: no queries, only whether it answers and whether it takes writes. */
+/** The routes' view of storage: no queries, only whether it answers, whether it takes writes, and whether it changed. */
 export interface StoragePort {
   ping(): Promise<StoreHealth>;
   writeBlocker(): Promise<string | null>;
+  /**
+   * A value that changes whenever anything stored changes, or undefined when there is none to be had
+   * now: answers read after taking it may be served again while it is unchanged (answer-cache.ts).
+   */
+  generation(): string | undefined;
 }
 
 /** What the routes need: the services, the base of every URL they print, and outbound settings. */

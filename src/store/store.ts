@@ -2,7 +2,7 @@ import { Kysely, Migrator, type Transaction } from 'kysely';
 import { StorageFull } from '../domain/errors.js';
 import type { Database } from './database.js';
 import { createPostgresDialect } from './dialects/postgres.js';
-import { createSqliteDialect, readNowOf } from './dialects/sqlite.js';
+import { createSqliteDialect, generationOf, readNowOf } from './dialects/sqlite.js';
 import type { SqliteDriverName } from './dialects/sqlite-drivers.js';
 import { migrationProvider } from './migrations/index.js';
 import { allowReadNow } from './prepared.js';
@@ -31,6 +31,7 @@ export interface StoreOptions {
 
 export class Store {
   private room: StoreRoom | null = null;
+  private generationNow: (() => string | undefined) | undefined;
 
   private constructor(
     readonly db: Db,
@@ -55,9 +56,20 @@ export class Store {
     const readNow = readNowOf(dialect);
     if (readNow) allowReadNow(db, readNow);
     const store = new Store(db, 'sqlite', driver, readOnly);
+    store.generationNow = generationOf(dialect);
     if (options.dataDir !== ':memory:' && options.minFreeDisk !== undefined)
       store.room = new StoreRoom({ dir: options.dataDir, minFree: options.minFreeDisk, db: store.db });
     return store;
+  }
+
+  /**
+   * A value that changes whenever anything stored changes, read without waiting; undefined when it
+   * cannot be had cheaply now (PostgreSQL, where other processes write and no counter covers them;
+   * SQLite while a query or transaction holds its connection). An answer built from reads made after
+   * taking the value may be given again for as long as the value stays the same.
+   */
+  generation(): string | undefined {
+    return this.generationNow?.();
   }
 
   /**

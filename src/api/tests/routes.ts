@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { curlScript } from '../../services/exports/curl.js';
 import { postmanCollection } from '../../services/exports/postman.js';
 import type { ApiContext } from '../context.js';
+import type { Principal } from '../../services/principal.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
+import { AnswerCache } from '../shared/answer-cache.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok, TestParams } from '../shared/envelope.js';
 import { presentRevision, presentTest, presentTestListItem, presentTestSummary } from './present.js';
 import {
@@ -26,6 +28,8 @@ export const testRoutes =
   (ctx: ApiContext): FastifyPluginAsyncTypebox =>
   async (app) => {
     const { tests } = ctx.services;
+    // The list and the detail are what clients poll (Terraform refreshes, dashboards, scripts).
+    const answers = new AnswerCache(ctx.storage);
 
     app.get(
       '/buckets/:bucket_key/tests',
@@ -38,10 +42,14 @@ export const testRoutes =
           response: { 200: Envelope(Type.Array(TestListItem)), ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const principal = principalOf(request);
-        const rows = await tests.list(principal, request.params.bucket_key, request.query);
-        return ok(rows.map((row) => presentTestListItem(row, principal)));
+        const { bucket_key } = request.params;
+        const { count, offset } = request.query;
+        return answers.send(reply, answerKey(principal, 'list', bucket_key, count, offset), async () => {
+          const rows = await tests.list(principal, bucket_key, request.query);
+          return ok(rows.map((row) => presentTestListItem(row, principal)));
+        });
       },
     );
 
@@ -118,10 +126,13 @@ export const testRoutes =
           response: { 200: Envelope(TestDetail), ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const principal = principalOf(request);
-        const aggregate = await tests.get(principal, request.params.bucket_key, request.params.test_id);
-        return ok(presentTest(aggregate, principal, ctx.publicUrl));
+        const { bucket_key, test_id } = request.params;
+        return answers.send(reply, answerKey(principal, 'detail', bucket_key, test_id), async () => {
+          const aggregate = await tests.get(principal, bucket_key, test_id);
+          return ok(presentTest(aggregate, principal, ctx.publicUrl));
+        });
       },
     );
 
@@ -287,4 +298,12 @@ export function exportFileName(name: string): string {
     .replace(/^[-.]+|-+$/g, '')
     .slice(0, 100);
   return `${safe || 'test'}.json`;
+}
+
+/**
+ * What a cached answer of these routes depends on besides the stored data: the caller's account
+ * (membership decides what it may see) and whether its token may see e-mail addresses.
+ */
+function answerKey(principal: Principal, ...request: (string | number | undefined)[]): string {
+  return JSON.stringify([principal.accountId, principal.scopes.has('account:email'), ...request]);
 }

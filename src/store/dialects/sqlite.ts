@@ -117,7 +117,23 @@ class SqliteDriverKeepingCause extends SqliteDriver {
     const statement = this.database.prepare(sql);
     return statement.reader ? statement.all(parameters) : undefined;
   }
+
+  /**
+   * A value that changes with every change committed to the database, or undefined when the
+   * connection is busy (a query or transaction holds it) and it cannot be read now. It pairs the
+   * rows this connection has inserted, updated or deleted since it opened (`total_changes()`: a
+   * transaction's writes count from the moment they are made, before their commit) with SQLite's
+   * `data_version`, which moves when any other connection, in this process or another, commits.
+   * An answer read after taking the value is still current while the value is unchanged.
+   */
+  generation(): string | undefined {
+    if (!this.#ready || this.#held) return undefined;
+    const row = this.database.prepare(GENERATION_SQL).all([])[0] as { changes: number; version: number };
+    return `${row.changes}.${row.version}`;
+  }
 }
+
+const GENERATION_SQL = 'select total_changes() as changes, data_version as version from pragma_data_version';
 
 class SqliteDialectKeepingCause extends SqliteDialect {
   /** The driver Kysely made from this dialect (one per Kysely instance). */
@@ -131,6 +147,12 @@ class SqliteDialectKeepingCause extends SqliteDialect {
     this.driver = new SqliteDriverKeepingCause(this.database);
     return this.driver;
   }
+}
+
+/** The store's generation (see the driver's `generation`), for a dialect made here. */
+export function generationOf(dialect: SqliteDialect): (() => string | undefined) | undefined {
+  const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+  return driver && (() => driver.generation());
 }
 
 /** Reads that can run at once on a SQLite store's connection when it is free (see readNow). */
