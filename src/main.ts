@@ -94,7 +94,7 @@ export function storagePort(store: Store): StoragePort {
       };
     },
     writeBlocker: () => store.writeBlocker(),
-    generation: () => store.generation(),
+    generation: (tables) => store.generation(tables),
   };
 }
 

@@ -19,10 +19,11 @@ export interface StoragePort {
   ping(): Promise<StoreHealth>;
   writeBlocker(): Promise<string | null>;
   /**
-   * A value that changes whenever anything stored changes, or undefined when there is none to be had
-   * now: answers read after taking it may be served again while it is unchanged (answer-cache.ts).
+   * A value that changes whenever rows of any of `tables` change, or undefined when there is none to
+   * be had now: answers read from them after taking it may be served again while it is unchanged
+   * (answer-cache.ts). The services name the tables their reads use.
    */
-  generation(): string | undefined;
+  generation(tables: readonly string[]): string | undefined;
 }
 
 /** What the routes need: the services, the base of every URL they print, and outbound settings. */

@@ -184,6 +184,22 @@ export class TestService {
     return { test, steps, environments, schedules, lastRun };
   }
 
+  /**
+   * The tables `list` and `get` read (the bucket and its team for the membership check, the tests
+   * with their creators, and each test's parts and last run): what may change their answers.
+   */
+  static readonly READ_TABLES = [
+    'buckets',
+    'teams',
+    'team_members',
+    'tests',
+    'accounts',
+    'steps',
+    'environments',
+    'schedules',
+    'test_runs',
+  ] as const;
+
   /** The detail of a test: membership, the test and its parts in one query. */
   async get(principal: Principal, bucketKey: string, testId: string): Promise<TestAggregate> {
     const { db } = this.deps.store;

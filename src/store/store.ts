@@ -31,7 +31,7 @@ export interface StoreOptions {
 
 export class Store {
   private room: StoreRoom | null = null;
-  private generationNow: (() => string | undefined) | undefined;
+  private generationNow: ((tables: readonly string[]) => string | undefined) | undefined;
 
   private constructor(
     readonly db: Db,
@@ -63,13 +63,13 @@ export class Store {
   }
 
   /**
-   * A value that changes whenever anything stored changes, read without waiting; undefined when it
-   * cannot be had cheaply now (PostgreSQL, where other processes write and no counter covers them;
-   * SQLite while a query or transaction holds its connection). An answer built from reads made after
-   * taking the value may be given again for as long as the value stays the same.
+   * A value that changes whenever rows of any of `tables` change, read without waiting; undefined
+   * when it cannot be had cheaply now (PostgreSQL, where other processes write and no counter covers
+   * them; SQLite while a query or transaction holds its connection). An answer built from reads of
+   * those tables made after taking the value may be given again for as long as it stays the same.
    */
-  generation(): string | undefined {
-    return this.generationNow?.();
+  generation(tables: readonly string[]): string | undefined {
+    return this.generationNow?.(tables);
   }
 
   /**

@@ -9,28 +9,32 @@ const LARGEST = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Serialised answers of hot reads, kept while nothing stored has changed. Every entry was built
- * from reads made after the store's generation was taken (StoragePort.generation); when the
- * generation moves, every entry is dropped at once, so an answer is never older than the last
- * change. Where the store has no generation to give (PostgreSQL, or SQLite with its connection
- * busy), nothing is kept or served and every request reads the store.
+ * Serialised answers of hot reads, kept while the tables they are read from have not changed. Every
+ * entry was built from reads made after the generation of those tables was taken
+ * (StoragePort.generation); when it moves, every entry is dropped at once, so an answer is never
+ * older than the last change to what it shows. Where the store has no generation to give
+ * (PostgreSQL, or SQLite with its connection busy), nothing is kept or served and every request
+ * reads the store.
  *
- * A key must name everything the answer depends on besides the stored data: the caller's account
- * and whatever of the token changes what it may see.
+ * `tables` must name every table the answers are read from, and a key everything an answer depends
+ * on besides them: the caller's account and whatever of the token changes what it may see.
  */
 export class AnswerCache {
   #generation: string | undefined;
   #entries = new Map<string, string>();
   #size = 0;
 
-  constructor(private readonly storage: Pick<StoragePort, 'generation'>) {}
+  constructor(
+    private readonly storage: Pick<StoragePort, 'generation'>,
+    private readonly tables: readonly string[],
+  ) {}
 
   /**
    * Answers from the cache when it holds `key` for the store as it is now; otherwise builds the
    * payload with `read`, serialises it with the route's serialiser, keeps it and sends it.
    */
   async send(reply: FastifyReply, key: string, read: () => Promise<unknown>): Promise<FastifyReply> {
-    const generation = this.storage.generation();
+    const generation = this.storage.generation(this.tables);
     if (generation !== undefined) {
       if (generation !== this.#generation) this.#clear(generation);
       const kept = this.#entries.get(key);

@@ -4,6 +4,7 @@ import { curlScript } from '../../services/exports/curl.js';
 import { postmanCollection } from '../../services/exports/postman.js';
 import type { ApiContext } from '../context.js';
 import type { Principal } from '../../services/principal.js';
+import { TestService } from '../../services/tests.js';
 import { actorOf, principalOf } from '../plugins/auth.js';
 import { AnswerCache } from '../shared/answer-cache.js';
 import { BucketParams, Envelope, errorResponses, noContent, ok, TestParams } from '../shared/envelope.js';
@@ -29,7 +30,7 @@ export const testRoutes =
   async (app) => {
     const { tests } = ctx.services;
     // The list and the detail are what clients poll (Terraform refreshes, dashboards, scripts).
-    const answers = new AnswerCache(ctx.storage);
+    const answers = new AnswerCache(ctx.storage, TestService.READ_TABLES);
 
     app.get(
       '/buckets/:bucket_key/tests',

@@ -38,27 +38,109 @@ function parameterCount(sql: string): number {
  * runs, and preparing costs more than running most of ours. Kysely runs one query at a time on the
  * one connection and each statement to completion, so sharing a prepared statement is safe.
  */
-function withStatementCache(raw: SqliteConnection): KyselySqliteDatabase {
+function withStatementCache(raw: SqliteConnection, writes: WriteCounts): KyselySqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
+  const prepare = (sql: string): SqliteStatement => {
+    // Statements with many parameters (multi-row inserts, long `in` lists) come in as many shapes
+    // as there are row counts; each prepared one holds tens of kilobytes of native memory, so
+    // caching them made RSS climb in steps under a varied load. They are prepared afresh instead:
+    // next to the rows they write, preparing costs little.
+    if (parameterCount(sql) > MAX_CACHED_PARAMETERS) return raw.prepare(sql);
+    let statement = cache.get(sql);
+    if (statement) {
+      cache.delete(sql);
+    } else {
+      statement = raw.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, statement);
+    return statement;
+  };
   return {
     close: () => raw.close(),
     prepare(sql: string): SqliteStatement {
-      // Statements with many parameters (multi-row inserts, long `in` lists) come in as many shapes
-      // as there are row counts; each prepared one holds tens of kilobytes of native memory, so
-      // caching them made RSS climb in steps under a varied load. They are prepared afresh instead:
-      // next to the rows they write, preparing costs little.
-      if (parameterCount(sql) > MAX_CACHED_PARAMETERS) return raw.prepare(sql);
-      let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql);
-      } else {
-        statement = raw.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, statement);
+      const statement = prepare(sql);
+      // Kysely runs what it prepares at once, on the same tick: counted here, a write is counted
+      // before any other code can read the store.
+      if (!statement.reader) writes.wrote(sql);
       return statement;
     },
   };
+}
+
+/** Statements that change no rows themselves (a rollback undoes rows already counted). */
+const NOT_A_WRITE = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+/** The table an INSERT, UPDATE or DELETE writes, as the query builder spells them. */
+const WRITTEN_TABLE =
+  /^\s*(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+/** Foreign-key actions that change the rows of the referencing table. */
+const CHANGING_ACTIONS = new Set(['CASCADE', 'SET NULL', 'SET DEFAULT']);
+
+/**
+ * The writes of this connection, counted per table, for store generations: a write to a table
+ * counts for it and for every table whose rows a foreign-key action changes with it; a statement
+ * whose table is not understood (schema changes, anything else) counts for every table.
+ */
+class WriteCounts {
+  /** Writes that count for every table. */
+  #everywhere = 0;
+  #byTable = new Map<string, number>();
+  /** Each table with the tables its foreign-key actions reach (read from the schema when needed). */
+  #reach: Map<string, readonly string[]> | undefined;
+
+  constructor(private readonly raw: SqliteConnection) {}
+
+  wrote(sql: string): void {
+    if (NOT_A_WRITE.test(sql)) return;
+    const table = WRITTEN_TABLE.exec(sql)?.[1];
+    if (table === undefined) {
+      this.#everywhere++;
+      this.#reach = undefined; // the schema may have changed
+      return;
+    }
+    for (const reached of this.#reachOf(table))
+      this.#byTable.set(reached, (this.#byTable.get(reached) ?? 0) + 1);
+  }
+
+  /** A number that grows with every write counted for any of the tables. */
+  of(tables: readonly string[]): number {
+    let sum = this.#everywhere;
+    for (const table of tables) sum += this.#byTable.get(table) ?? 0;
+    return sum;
+  }
+
+  #reachOf(table: string): readonly string[] {
+    this.#reach ??= this.#readReach();
+    return this.#reach.get(table) ?? [table];
+  }
+
+  /** From the schema: for each table, itself and the tables its foreign-key actions change, transitively. */
+  #readReach(): Map<string, readonly string[]> {
+    const changes = new Map<string, string[]>();
+    const tables = this.raw
+      .prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%'")
+      .all([]) as { name: string }[];
+    for (const { name } of tables) {
+      const keys = this.raw.prepare('select * from pragma_foreign_key_list(?)').all([name]) as {
+        table: string;
+        on_update: string;
+        on_delete: string;
+      }[];
+      for (const key of keys) {
+        if (!CHANGING_ACTIONS.has(key.on_update) && !CHANGING_ACTIONS.has(key.on_delete)) continue;
+        const list = changes.get(key.table) ?? [];
+        if (!list.includes(name)) list.push(name);
+        changes.set(key.table, list);
+      }
+    }
+    const reach = new Map<string, readonly string[]>();
+    for (const { name } of tables) {
+      const seen = new Set([name]);
+      for (const table of seen) for (const next of changes.get(table) ?? []) seen.add(next);
+      reach.set(name, [...seen]);
+    }
+    return reach;
+  }
 }
 
 /**
@@ -75,7 +157,10 @@ class SqliteDriverKeepingCause extends SqliteDriver {
   /** A query or a transaction holds the one connection. */
   #held = false;
 
-  constructor(private readonly database: KyselySqliteDatabase) {
+  constructor(
+    private readonly database: KyselySqliteDatabase,
+    private readonly writes: WriteCounts,
+  ) {
     super({ database });
   }
 
@@ -119,40 +204,45 @@ class SqliteDriverKeepingCause extends SqliteDriver {
   }
 
   /**
-   * A value that changes with every change committed to the database, or undefined when the
-   * connection is busy (a query or transaction holds it) and it cannot be read now. It pairs the
-   * rows this connection has inserted, updated or deleted since it opened (`total_changes()`: a
-   * transaction's writes count from the moment they are made, before their commit) with SQLite's
-   * `data_version`, which moves when any other connection, in this process or another, commits.
-   * An answer read after taking the value is still current while the value is unchanged.
+   * A value that changes whenever rows of any of `tables` change, or undefined when the connection
+   * is busy (a query or transaction holds it) and it cannot be read now. It pairs this connection's
+   * writes to those tables (counted as each statement runs, before its commit; see WriteCounts) with
+   * SQLite's `data_version`, which moves when any other connection, in this process or another,
+   * commits. An answer read from those tables after taking the value is still current while the
+   * value is unchanged.
    */
-  generation(): string | undefined {
+  generation(tables: readonly string[]): string | undefined {
     if (!this.#ready || this.#held) return undefined;
-    const row = this.database.prepare(GENERATION_SQL).all([])[0] as { changes: number; version: number };
-    return `${row.changes}.${row.version}`;
+    const row = this.database.prepare(GENERATION_SQL).all([])[0] as { version: number };
+    return `${row.version}.${this.writes.of(tables)}`;
   }
 }
 
-const GENERATION_SQL = 'select total_changes() as changes, data_version as version from pragma_data_version';
+const GENERATION_SQL = 'select data_version as version from pragma_data_version';
 
 class SqliteDialectKeepingCause extends SqliteDialect {
   /** The driver Kysely made from this dialect (one per Kysely instance). */
   driver: SqliteDriverKeepingCause | undefined;
 
-  constructor(private readonly database: KyselySqliteDatabase) {
+  constructor(
+    private readonly database: KyselySqliteDatabase,
+    private readonly writes: WriteCounts,
+  ) {
     super({ database });
   }
 
   override createDriver(): Driver {
-    this.driver = new SqliteDriverKeepingCause(this.database);
+    this.driver = new SqliteDriverKeepingCause(this.database, this.writes);
     return this.driver;
   }
 }
 
 /** The store's generation (see the driver's `generation`), for a dialect made here. */
-export function generationOf(dialect: SqliteDialect): (() => string | undefined) | undefined {
+export function generationOf(
+  dialect: SqliteDialect,
+): ((tables: readonly string[]) => string | undefined) | undefined {
   const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
-  return driver && (() => driver.generation());
+  return driver && ((tables) => driver.generation(tables));
 }
 
 /** Reads that can run at once on a SQLite store's connection when it is free (see readNow). */
@@ -206,7 +296,8 @@ function writable(raw: SqliteConnection) {
 }
 
 function dialectOf(raw: SqliteConnection): SqliteDialect {
-  return new SqliteDialectKeepingCause(withStatementCache(raw));
+  const writes = new WriteCounts(raw);
+  return new SqliteDialectKeepingCause(withStatementCache(raw, writes), writes);
 }
 
 /** The last resort on a full disk: reads only; `error` is thrown when even that cannot be had. */
