@@ -106,7 +106,7 @@ export class MessageService {
     const receivedAt = nowFloat();
     const normalized = items.map((item) => normalizeItem(item, receivedAt));
     await this.deps.store.assertRoom();
-    const answer = await this.deps.store.transaction(async (trx) => {
+    const answer = await this.deps.store.sharedTransaction(async (trx) => {
       const results: ItemResult[] = [];
       const inserts: MessageRow[] = [];
       let added = 0;
@@ -186,7 +186,7 @@ export class MessageService {
   /** Stores one exchange the service recorded itself (capture, gateway, replay, HAR import). */
   async record(bucketKey: string, message: NewMessage, id: string = newTimeOrderedId()): Promise<string> {
     await this.deps.store.assertRoom();
-    await this.deps.store.transaction(async (trx) => {
+    await this.deps.store.sharedTransaction(async (trx) => {
       await messagesRepo.insert(trx, [messageRow(id, bucketKey, message, nowFloat())]);
       await messagesRepo.countReceived(trx, bucketKey, 1);
     });

@@ -6,6 +6,7 @@ import { createSqliteDialect, generationOf, readNowOf } from './dialects/sqlite.
 import type { SqliteDriverName } from './dialects/sqlite-drivers.js';
 import { migrationProvider } from './migrations/index.js';
 import { allowReadNow } from './prepared.js';
+import { CommitGroup } from './commit-group.js';
 import { StoreRoom } from './space.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -114,6 +115,18 @@ export class Store {
   /** Runs fn in one transaction: everything it writes lands together or not at all. */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
+  }
+
+  private readonly commits = new CommitGroup((fn) => this.transaction(fn));
+
+  /**
+   * Runs fn as `transaction` does, for small writes that come often and concurrently (captured
+   * messages): calls arriving while one is being written share the next transaction and its commit,
+   * each in a savepoint of its own (CommitGroup). Everything fn writes lands together or not at all,
+   * and the promise settles after the commit.
+   */
+  sharedTransaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return this.commits.run(fn);
   }
 
   /** Answers true when storage responds to a trivial query. */
