@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, PostgresAdapter } from 'kysely';
+import { type Compilable, CompiledQuery, type DialectAdapter, PostgresAdapter } from 'kysely';
 import type { ReadNow } from './dialects/sqlite.js';
 import type { Db, Executor } from './store.js';
 
@@ -30,7 +30,10 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
       compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
-    const now = db.isTransaction ? undefined : readsNow.get(db)?.(entry.sql, parameters);
+    const runNow = runsNow.get(db.getExecutor().adapter);
+    const now = db.isTransaction
+      ? runNow?.runHeld(entry.sql, parameters)
+      : runNow?.readNow(entry.sql, parameters);
     if (now) return now as R[];
     const result = await db.executeQuery<R>(CompiledQuery.raw(entry.sql, parameters));
     return result.rows;
@@ -80,10 +83,14 @@ export function sqliteText<P>(sql: string, slots: readonly Slot<P>[]): { sql: st
 /** The end of the text before a limit's or an offset's placeholder. */
 const LIMIT_BEFORE = /\b(limit|offset) $/i;
 
-/** Stores whose reads may run at once when their connection is free (SQLite: `readNow`). */
-const readsNow = new WeakMap<Executor, ReadNow>();
+/**
+ * SQLite stores (by their Kysely adapter, which a store and its transactions share) whose prepared
+ * queries may run at once: reads outside a transaction when the connection is free (`readNow`), and
+ * a transaction's own queries on the connection it holds (`runHeld`).
+ */
+const runsNow = new WeakMap<DialectAdapter, { readNow: ReadNow; runHeld: ReadNow }>();
 
-/** Lets the prepared queries on `db` (outside transactions) read through `readNow` when it can. */
-export function allowReadNow(db: Db, readNow: ReadNow): void {
-  readsNow.set(db, readNow);
+/** Lets the prepared queries on `db` and its transactions run at once when they can (see runsNow). */
+export function allowRunNow(db: Db, runNow: { readNow: ReadNow; runHeld: ReadNow }): void {
+  runsNow.set(db.getExecutor().adapter, runNow);
 }

@@ -2,10 +2,10 @@ import { Kysely, Migrator, type Transaction } from 'kysely';
 import { StorageFull } from '../domain/errors.js';
 import type { Database } from './database.js';
 import { createPostgresDialect } from './dialects/postgres.js';
-import { createSqliteDialect, generationOf, readNowOf } from './dialects/sqlite.js';
+import { createSqliteDialect, generationOf, runNowOf } from './dialects/sqlite.js';
 import type { SqliteDriverName } from './dialects/sqlite-drivers.js';
 import { migrationProvider } from './migrations/index.js';
-import { allowReadNow } from './prepared.js';
+import { allowRunNow } from './prepared.js';
 import { CommitGroup } from './commit-group.js';
 import { StoreRoom } from './space.js';
 
@@ -54,8 +54,8 @@ export class Store {
       driver: options.sqliteDriver,
     });
     const db = new Kysely<Database>({ dialect });
-    const readNow = readNowOf(dialect);
-    if (readNow) allowReadNow(db, readNow);
+    const runNow = runNowOf(dialect);
+    if (runNow) allowRunNow(db, runNow);
     const store = new Store(db, 'sqlite', driver, readOnly);
     store.generationNow = generationOf(dialect);
     if (options.dataDir !== ':memory:' && options.minFreeDisk !== undefined)

@@ -79,6 +79,26 @@ describe('SQLite: prepared reads while a transaction holds the connection', () =
     assert.deepEqual(await read!, []);
   });
 
+  test("a transaction's prepared writes run in it: they land with its commit and go with its rollback", async () => {
+    const addAccount = preparedQuery<ReturnType<typeof account>, never>(
+      ['id', 'email', 'name', 'password_hash', 'created_at'],
+      (db, p) => db.insertInto('accounts').values(p),
+    );
+    await assert.rejects(
+      store.transaction(async (trx) => {
+        await addAccount(trx, account('undone@example.com'));
+        assert.equal((await accountByEmail(trx, { email: 'undone@example.com' })).length, 1);
+        throw new Error('undo');
+      }),
+      /undo/,
+    );
+    assert.deepEqual(await accountByEmail(store.db, { email: 'undone@example.com' }), []);
+    await store.transaction(async (trx) => {
+      await addAccount(trx, account('kept@example.com'));
+    });
+    assert.equal((await accountByEmail(store.db, { email: 'kept@example.com' })).length, 1);
+  });
+
   test('after the store is closed a read fails instead of answering', async () => {
     const closed = Store.open({ dataDir: ':memory:' });
     await closed.migrate();

@@ -204,6 +204,20 @@ class SqliteDriverKeepingCause extends SqliteDriver {
   }
 
   /**
+   * Runs a statement now on the connection a transaction holds: only for that transaction's own
+   * queries (SQLite has one connection, and while a transaction is open it holds it, so code with
+   * the transaction in hand runs inside it). Answers the rows (none for a write), or undefined when
+   * no transaction holds the connection. What Kysely's executor would do, without an await.
+   */
+  runHeld(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    if (!this.#ready || !this.#held) return undefined;
+    const statement = this.database.prepare(sql);
+    if (statement.reader) return statement.all(parameters);
+    statement.run(parameters);
+    return [];
+  }
+
+  /**
    * A value that changes whenever rows of any of `tables` change, or undefined when the connection
    * is busy (a query or transaction holds it) and it cannot be read now. It pairs this connection's
    * writes to those tables (counted as each statement runs, before its commit; see WriteCounts) with
@@ -248,10 +262,15 @@ export function generationOf(
 /** Reads that can run at once on a SQLite store's connection when it is free (see readNow). */
 export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
 
-/** The `readNow` of the driver behind a dialect made here, once Kysely has made that driver. */
-export function readNowOf(dialect: SqliteDialect): ReadNow | undefined {
+/** The `readNow` and `runHeld` of the driver behind a dialect made here, once Kysely has made it. */
+export function runNowOf(dialect: SqliteDialect): { readNow: ReadNow; runHeld: ReadNow } | undefined {
   const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
-  return driver && ((sql, parameters) => driver.readNow(sql, parameters));
+  return (
+    driver && {
+      readNow: (sql, parameters) => driver.readNow(sql, parameters),
+      runHeld: (sql, parameters) => driver.runHeld(sql, parameters),
+    }
+  );
 }
 
 /**

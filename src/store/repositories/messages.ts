@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 import { filterColumns, likeEscape, type MessageFilters } from '../../domain/message-filters.js';
 import type {
   ListedMessage,
@@ -12,6 +12,34 @@ import { isErrorExchange, summarize } from '../../domain/messages.js';
 import type { Database, MessageRow } from '../database.js';
 import { preparedQuery } from '../prepared.js';
 import type { Db, Executor } from '../store.js';
+
+/** Every column of a message (the type makes this list complete), bound in this order by an insert. */
+const MESSAGE_COLUMNS = Object.keys({
+  id: true,
+  bucket_key: true,
+  source: true,
+  unique_identifier: true,
+  received_at: true,
+  timestamp: true,
+  is_error: true,
+  share_token: true,
+  shared_at: true,
+  note: true,
+  summary: true,
+  request_meta: true,
+  response_meta: true,
+  request_body: true,
+  response_body: true,
+  request_method: true,
+  request_host: true,
+  request_path: true,
+  request_target: true,
+  response_status: true,
+} satisfies Record<keyof MessageRow, true>) as (keyof MessageRow)[];
+
+const insertMessage = preparedQuery<MessageRow, never>(MESSAGE_COLUMNS, (db, p) =>
+  db.insertInto('messages').values(p),
+);
 
 /** Columns of a list item: everything but the bodies. */
 const LIST_COLUMNS = [
@@ -142,8 +170,18 @@ export interface MessagePage {
 }
 
 export const messagesRepo = {
+  /**
+   * On PostgreSQL one multi-row statement (one round trip); on SQLite, in the same process, one
+   * statement compiled once and run per row, which costs less than building and compiling a
+   * statement for each batch's number of rows.
+   */
   async insert(db: Executor, rows: MessageRow[]): Promise<void> {
-    if (rows.length > 0) await db.insertInto('messages').values(rows).execute();
+    if (rows.length === 0) return;
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      await db.insertInto('messages').values(rows).execute();
+      return;
+    }
+    for (const row of rows) await insertMessage(db, row);
   },
 
   async get(db: Executor, bucketKey: string, id: string): Promise<MessageRow | undefined> {
