@@ -22,7 +22,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  *
  * A call that finds nothing being written starts a transaction at once, so a lone call waits for
  * no one; under load, one commit serves many calls, which is what writing many small batches costs
- * most: each commit writes the pages its rows touched, and rows written together share them.
+ * most: each commit writes the pages its rows touched, and rows written together share them. It
+ * serves a store that writes one transaction at a time (SQLite); the store decides (sharedTransaction).
  */
 export class CommitGroup {
   #waiting: Call[] = [];

@@ -121,12 +121,14 @@ export class Store {
 
   /**
    * Runs fn as `transaction` does, for small writes that come often and concurrently (captured
-   * messages): calls arriving while one is being written share the next transaction and its commit,
-   * each in a savepoint of its own (CommitGroup). Everything fn writes lands together or not at all,
-   * and the promise settles after the commit.
+   * messages). On SQLite, whose one connection writes one transaction at a time anyway, calls
+   * arriving while one is being written share the next transaction and its commit, each in a
+   * savepoint of its own (CommitGroup). On PostgreSQL each call has a transaction of its own: its
+   * pool writes them side by side, and the savepoints would cost a round trip each. Everything fn
+   * writes lands together or not at all, and the promise settles after the commit.
    */
   sharedTransaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    return this.commits.run(fn);
+    return this.dialect === 'sqlite' ? this.commits.run(fn) : this.transaction(fn);
   }
 
   /** Answers true when storage responds to a trivial query. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { newId } from '../../src/domain/ids.js';
+import { CommitGroup } from '../../src/store/commit-group.js';
 import type { Store } from '../../src/store/store.js';
 import { dialects } from '../helpers/dialects.js';
 
@@ -15,9 +16,12 @@ const team = (name: string) => ({ id: newId(), name, created_at: 1_700_000_000 }
 for (const { fixture, skip } of await dialects()) {
   describe(`shared transactions [${fixture.name}]`, { skip }, () => {
     let store: Store;
+    let group: CommitGroup;
     let cleanup: () => Promise<void>;
     before(async () => {
       ({ store, cleanup } = await fixture.create());
+      // The store shares transactions on SQLite only (sharedTransaction); the group works on both.
+      group = new CommitGroup((fn) => store.transaction(fn));
     });
     after(async () => cleanup());
 
@@ -33,7 +37,7 @@ for (const { fixture, skip } of await dialects()) {
 
     test('concurrent calls are all written; one that throws loses only its own writes', async () => {
       const calls = Array.from({ length: 40 }, (_, i) =>
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await trx
             .insertInto('teams')
             .values(team(`group-${String(i).padStart(2, '0')}`))
@@ -84,13 +88,13 @@ for (const { fixture, skip } of await dialects()) {
       const duplicate = team('failing-duplicate');
       await store.db.insertInto('teams').values(duplicate).execute();
       const outcomes = await Promise.allSettled([
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await trx.insertInto('teams').values(team('failing-kept')).execute();
         }),
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await trx.insertInto('teams').values(duplicate).execute();
         }),
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await trx.insertInto('teams').values(team('failing-kept-too')).execute();
         }),
       ]);
@@ -104,26 +108,26 @@ for (const { fixture, skip } of await dialects()) {
     test('calls made while one is written share the next transaction; when it fails, they all fail', async () => {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
-      const first = store.sharedTransaction(async (trx) => {
+      const first = group.run(async (trx) => {
         await trx.insertInto('teams').values(team('shared-first')).execute();
         await held;
       });
-      const group = [
-        store.sharedTransaction(async (trx) => {
+      const together = [
+        group.run(async (trx) => {
           await trx.insertInto('teams').values(team('shared-a')).execute();
         }),
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await trx.insertInto('teams').values(team('shared-b')).execute();
         }),
         // Ends the transaction under the group: what the store does when it gives one up.
-        store.sharedTransaction(async (trx) => {
+        group.run(async (trx) => {
           await sql`rollback`.execute(trx);
           throw new Error('the transaction is gone');
         }),
       ];
       release();
       await first;
-      const outcomes = await Promise.allSettled(group);
+      const outcomes = await Promise.allSettled(together);
       assert.deepEqual(
         outcomes.map((o) => o.status),
         ['rejected', 'rejected', 'rejected'],
