@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { hashSecret } from '../../src/domain/ids.js';
 import { Store } from '../../src/store/store.js';
 import { describeApi } from '../helpers/api.js';
 
@@ -111,6 +112,23 @@ await describeApi('kept answers of the tests list and detail', (get) => {
     assert.equal(detail.created_by.email, '');
     const listed = (await call({ method: 'GET', url: tests(), as: reader })).json().data;
     assert.ok(listed.every((t: { created_by: { email: string } }) => t.created_by.email === ''));
+  });
+
+  test('a revoked token is refused though the answer it was given is kept', async () => {
+    const { data, call, tokenWith, store } = get();
+    const created = await data('POST', tests(), { name: 'Revoked', description: null });
+    const url = `${tests()}/${created.id}`;
+    const reader = await tokenWith(['api:read']);
+    assert.equal((await call({ method: 'GET', url, as: reader })).statusCode, 200);
+    assert.equal((await call({ method: 'GET', url, as: reader })).statusCode, 200);
+    // Tokens are no table the answers are read from: revoking one leaves the kept answers in place.
+    await store.db
+      .updateTable('access_tokens')
+      .set({ revoked_at: 1_700_000_000 })
+      .where('token_hash', '=', hashSecret(reader))
+      .execute();
+    assert.equal((await call({ method: 'GET', url, as: reader })).statusCode, 401);
+    assert.equal((await call({ method: 'GET', url: tests(), as: reader })).statusCode, 401);
   });
 
   test('a kept answer is the same text, with the same headers, as the answer it was kept from', async () => {
