@@ -1,11 +1,7 @@
 import { ConfigError, loadConfig } from '../config/config.js';
-import { agent } from './agent.js';
-import { bootstrap } from './bootstrap.js';
-import { importCommand } from './import.js';
-import { migrate } from './migrate.js';
-import { run } from './run.js';
-import { serve } from './serve.js';
-import { worker } from './worker.js';
+
+// Each command loads its own modules when it is the one asked for: a server holds no code of
+// `vigil run`, `import` or `agent` (their reporters, parsers and clients) in memory.
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -40,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   // A remote agent has no store and no server settings: it reads only its flags and EGRESS_POLICY.
-  if (command === 'agent') return agent(rest);
+  if (command === 'agent') return (await import('./agent.js')).agent(rest);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -53,17 +49,17 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve':
-      return (await serve(config, rest)) ?? -1;
+      return (await (await import('./serve.js')).serve(config, rest)) ?? -1;
     case 'worker':
-      return (await worker(config, rest)) ?? -1;
+      return (await (await import('./worker.js')).worker(config, rest)) ?? -1;
     case 'bootstrap':
-      return bootstrap(config, rest);
+      return (await import('./bootstrap.js')).bootstrap(config, rest);
     case 'migrate':
-      return migrate(config);
+      return (await import('./migrate.js')).migrate(config);
     case 'run':
-      return run(rest, config.egressPolicy);
+      return (await import('./run.js')).run(rest, config.egressPolicy);
     case 'import':
-      return importCommand(rest, { publicUrl: config.publicUrl });
+      return (await import('./import.js')).importCommand(rest, { publicUrl: config.publicUrl });
     default:
       process.stderr.write(`vigil: unknown command "${command}"\n\n${USAGE}`);
       return 2;
