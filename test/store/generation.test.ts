@@ -49,6 +49,31 @@ describe('SQLite: generations of tables', () => {
     assert.notEqual(store.generation(['teams', 'accounts']), both);
   });
 
+  test('a write that returns rows moves it; reads, with common table expressions or not, do not', async () => {
+    const accounts = store.generation(['accounts']);
+    await store.db.selectFrom('accounts').select('id').execute();
+    await store.db
+      .with('named', (db) => db.selectFrom('accounts').select('id'))
+      .selectFrom('named')
+      .select('id')
+      .execute();
+    assert.equal(store.generation(['accounts']), accounts);
+    const added = await store.db
+      .insertInto('accounts')
+      .values(account())
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const afterInsert = store.generation(['accounts']);
+    assert.notEqual(afterInsert, accounts);
+    await store.db
+      .updateTable('accounts')
+      .set({ name: 'Renamed' })
+      .where('id', '=', added.id)
+      .returningAll()
+      .execute();
+    assert.notEqual(store.generation(['accounts']), afterInsert);
+  });
+
   test('a delete moves the generation of the tables its foreign keys cascade to', async () => {
     const teamId = newId();
     const accountId = newId();

@@ -61,18 +61,29 @@ function withStatementCache(raw: SqliteConnection, writes: WriteCounts): KyselyS
     prepare(sql: string): SqliteStatement {
       const statement = prepare(sql);
       // Kysely runs what it prepares at once, on the same tick: counted here, a write is counted
-      // before any other code can read the store.
-      if (!statement.reader) writes.wrote(sql);
+      // before any other code can read the store. Writes that return rows (`RETURNING`) count too.
+      writes.ran(sql);
       return statement;
     },
   };
 }
 
-/** Statements that change no rows themselves (a rollback undoes rows already counted). */
-const NOT_A_WRITE = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+/**
+ * Statements that change no rows: reads, and transaction control (a rollback undoes rows already
+ * counted). A statement with common table expressions is a read unless it names a write.
+ */
+const NOT_A_WRITE = /^\s*(select|values|explain|begin|commit|end|rollback|savepoint|release)\b/i;
+const WITH = /^\s*with\b/i;
+const WRITE_WORD = /\b(insert|update|delete|replace)\b/i;
 /** The table an INSERT, UPDATE or DELETE writes, as the query builder spells them. */
 const WRITTEN_TABLE =
   /^\s*(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+/** The table a statement writes, '' when it writes none, null when that is not understood. */
+function writtenTable(sql: string): string | null {
+  if (NOT_A_WRITE.test(sql) || (WITH.test(sql) && !WRITE_WORD.test(sql))) return '';
+  return WRITTEN_TABLE.exec(sql)?.[1] ?? null;
+}
+
 /** Foreign-key actions that change the rows of the referencing table. */
 const CHANGING_ACTIONS = new Set(['CASCADE', 'SET NULL', 'SET DEFAULT']);
 
@@ -90,10 +101,20 @@ class WriteCounts {
 
   constructor(private readonly raw: SqliteConnection) {}
 
-  wrote(sql: string): void {
-    if (NOT_A_WRITE.test(sql)) return;
-    const table = WRITTEN_TABLE.exec(sql)?.[1];
+  /** What each statement text writes: a table, nothing (''), or every table (null). */
+  #writes = new Map<string, string | null>();
+
+  /** Counts a statement about to run (any statement: its text says whether and what it writes). */
+  ran(sql: string): void {
+    let table = this.#writes.get(sql);
     if (table === undefined) {
+      table = writtenTable(sql);
+      // Texts of many shapes (multi-row inserts) are kept up to a bound.
+      if (this.#writes.size >= 1_000) this.#writes.clear();
+      this.#writes.set(sql, table);
+    }
+    if (table === '') return;
+    if (table === null) {
       this.#everywhere++;
       this.#reach = undefined; // the schema may have changed
       return;
