@@ -101,18 +101,9 @@ class WriteCounts {
 
   constructor(private readonly raw: SqliteConnection) {}
 
-  /** What each statement text writes: a table, nothing (''), or every table (null). */
-  #writes = new Map<string, string | null>();
-
   /** Counts a statement about to run (any statement: its text says whether and what it writes). */
   ran(sql: string): void {
-    let table = this.#writes.get(sql);
-    if (table === undefined) {
-      table = writtenTable(sql);
-      // Texts of many shapes (multi-row inserts) are kept up to a bound.
-      if (this.#writes.size >= 1_000) this.#writes.clear();
-      this.#writes.set(sql, table);
-    }
+    const table = writtenTable(sql);
     if (table === '') return;
     if (table === null) {
       this.#everywhere++;
@@ -272,11 +263,15 @@ class SqliteDialectKeepingCause extends SqliteDialect {
   }
 }
 
+/** The driver Kysely made from a dialect made here (undefined for any other dialect). */
+const driverOf = (dialect: SqliteDialect): SqliteDriverKeepingCause | undefined =>
+  dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+
 /** The store's generation (see the driver's `generation`), for a dialect made here. */
 export function generationOf(
   dialect: SqliteDialect,
 ): ((tables: readonly string[]) => string | undefined) | undefined {
-  const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+  const driver = driverOf(dialect);
   return driver && ((tables) => driver.generation(tables));
 }
 
@@ -285,7 +280,7 @@ export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[]
 
 /** The `readNow` and `runHeld` of the driver behind a dialect made here, once Kysely has made it. */
 export function runNowOf(dialect: SqliteDialect): { readNow: ReadNow; runHeld: ReadNow } | undefined {
-  const driver = dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+  const driver = driverOf(dialect);
   return (
     driver && {
       readNow: (sql, parameters) => driver.readNow(sql, parameters),
