@@ -43,6 +43,12 @@ export class CommitGroup {
     try {
       while (this.#waiting.length > 0) {
         const group = this.#waiting.splice(0, MOST_CALLS);
+        if (group.length === 1) {
+          // Alone, a call needs no savepoint: its transaction is all or nothing already.
+          const [call] = group as [Call];
+          await this.transaction(call.fn).then(call.resolve, call.reject);
+          continue;
+        }
         let outcomes: Outcome[];
         try {
           outcomes = await this.transaction((trx) => runEach(trx, group));
