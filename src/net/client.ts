@@ -183,6 +183,21 @@ function undiciCode(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
+let closedReason: Error | null = null;
+
+/**
+ * The reason every closing session gives its connections (undici's "destroyed" error). One error
+ * for all: a run ends by closing its session, and a new error per close would capture and format
+ * a stack trace each time, which costs more than the rest of the close.
+ */
+function sessionClosed(): Error {
+  if (closedReason === null) {
+    closedReason = new (undici().errors.ClientDestroyedError)();
+    void closedReason.stack;
+  }
+  return closedReason;
+}
+
 function failureOf(error: unknown, timings: Timings): HttpFailure {
   if (error instanceof HttpFailure) return error;
   if (error instanceof ConnectFailure) {
@@ -635,7 +650,9 @@ class Session implements HttpSession {
     this.#closed = true;
     const clients = [...this.#origins.values()].map((origin) => origin.client);
     this.#origins.clear();
-    await Promise.all(clients.map((client) => client.destroy().catch(() => undefined)));
+    if (clients.length === 0) return;
+    const reason = sessionClosed();
+    await Promise.all(clients.map((client) => client.destroy(reason).catch(() => undefined)));
   }
 
   #origin(url: URL): Origin {
