@@ -43,6 +43,8 @@ interface ChaiExports {
 }
 
 const PARAMETERS = 'request,response,variables,log,assert,encode_base64,decode_base64';
+/** Characters of script text whose compiled functions a context keeps. */
+const COMPILED_LENGTH = 64 * 1024;
 const MEMORY_MESSAGE = 'script exceeded its memory limit';
 const STACK_MESSAGE = 'script exceeded its stack limit (too much recursion)';
 
@@ -91,6 +93,34 @@ function installGlobals(chai: ChaiExports): void {
 
 /** `prepare`: one job's code and input (JSON) in, the session the worker drives out. */
 function preparer(AssertionError: ChaiExports['AssertionError']) {
+  const compiled = new Map<string, (...args: unknown[]) => unknown>();
+  let compiledLength = 0;
+  /**
+   * A script's function, compiled once per context for each short script text seen recently (the
+   * cache holds at most {@link COMPILED_LENGTH} characters of script, so that it never takes a
+   * noticeable part of the memory a job may use).
+   */
+  const compile = (code: string): ((...args: unknown[]) => unknown) => {
+    const known = compiled.get(code);
+    if (known !== undefined) return known;
+    const source = `"use strict";(function(${PARAMETERS}){"use strict";\n${code}\n})`;
+    // An indirect (called through another name), strict eval: the script's declarations, even
+    // ones that break out of the wrapper, stay inside it and never reach the global scope.
+    const script = evaluate(source);
+    if (typeof script !== 'function') throw new SyntaxError('the script is not a function body');
+    // A script cannot reach its own function (strict mode has no `arguments.callee`); frozen all
+    // the same, since later jobs call the same one.
+    const fn = freeze(script as (...args: unknown[]) => unknown);
+    if (code.length > COMPILED_LENGTH / 16) return fn;
+    for (const oldest of compiled.keys()) {
+      if (compiledLength + code.length <= COMPILED_LENGTH) break;
+      compiled.delete(oldest);
+      compiledLength -= oldest.length;
+    }
+    compiled.set(code, fn);
+    compiledLength += code.length;
+    return fn;
+  };
   return function prepare(code: string, inputJson: string): Session {
     const input = parse(inputJson) as SessionInput;
     const store = new Map<string, string>();
@@ -112,11 +142,7 @@ function preparer(AssertionError: ChaiExports['AssertionError']) {
     return function session(phase: number): string | undefined {
       if (phase === RUN) {
         try {
-          const source = `"use strict";(function(${PARAMETERS}){"use strict";\n${code}\n})`;
-          // An indirect (called through another name), strict eval: the script's declarations,
-          // even ones that break out of the wrapper, stay inside it and never reach the global scope.
-          const script = evaluate(source);
-          if (typeof script !== 'function') throw new SyntaxError('the script is not a function body');
+          const script = compile(code);
           script.call(undefined, request, response, variables, log, realm.assert, encodeBase64, decodeBase64);
         } catch (thrown) {
           fail(thrown);
