@@ -218,100 +218,111 @@ describe('script failures', () => {
   });
 });
 
-describe('hostile scripts', () => {
-  test('an endless loop stops at the time limit and the host stays responsive', async () => {
-    // The host's event loop goes on turning while the script spins: a timer keeps firing. (How
-    // often depends on the machine; that it fires at all while a script that never yields runs
-    // does not.)
-    let ticks = 0;
-    const ticker = setInterval(() => ticks++, 10);
-    const outcome = await run('while (true) {}');
-    clearInterval(ticker);
-    assert.equal(outcome.ok, false);
-    assert.equal(outcome.error, 'script exceeded its 1000 ms time limit');
-    assert.ok(ticks >= 5, `the host's timer fired ${ticks} times during the endless loop`);
-    const next = await run(`log('fine')`);
-    assert.equal(next.ok, true);
-    assert.equal(next.output, 'fine');
-  });
-
-  test('the time limit keeps output and variables set before it', async () => {
-    const outcome = await run(`log('started'); variables.set('x', 'y'); for (;;) {}`, {
-      limits: { timeMs: 100 },
+for (const inline of [true, false]) {
+  describe(`hostile scripts (${inline ? 'calling thread first' : 'threads only'})`, () => {
+    let hostile: ScriptSandbox;
+    before(() => {
+      hostile = ScriptSandbox.start({ threads: 2, inline });
     });
-    assert.equal(outcome.error, 'script exceeded its 100 ms time limit');
-    assert.equal(outcome.output, 'started');
-    assert.deepEqual(outcome.variables, { x: 'y' });
-  });
-
-  test('a memory bomb fails cleanly', async () => {
-    // Time enough that the memory limit is met first however slow the machine is at the moment.
-    const outcome = await run(`let a = []; while (true) a.push('x'.repeat(1e6));`, {
-      limits: { timeMs: 30_000 },
+    after(async () => {
+      await hostile.close();
     });
-    assert.equal(outcome.ok, false);
-    assert.equal(outcome.error, 'script exceeded its memory limit');
-    const big = await run(`const b = new ArrayBuffer(1024 * 1024 * 1024);`);
-    assert.equal(big.error, 'script exceeded its memory limit');
-    assert.equal((await run(`log('fine')`)).output, 'fine');
-  });
+    const run = (code: string, job: Partial<ScriptJob> = {}): Promise<ScriptOutcome> =>
+      hostile.run({ code, variables: {}, ...job });
 
-  test('the memory limit stays where it was after every memory bomb', async () => {
-    // Each bomb allocates 1 MiB at a time and counts what it got before the limit stopped it. The
-    // limit once rose by what the previous bomb had taken (about 30 MiB more every time).
-    const reached: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      const outcome = await run(BOMB);
+    test('an endless loop stops at the time limit and the host stays responsive', async () => {
+      // The host's event loop goes on turning while the script spins: a timer keeps firing. (How
+      // often depends on the machine; that it fires at all while a script that never yields runs
+      // does not.)
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 10);
+      const outcome = await run('while (true) {}');
+      clearInterval(ticker);
+      assert.equal(outcome.ok, false);
+      assert.equal(outcome.error, 'script exceeded its 1000 ms time limit');
+      assert.ok(ticks >= 5, `the host's timer fired ${ticks} times during the endless loop`);
+      const next = await run(`log('fine')`);
+      assert.equal(next.ok, true);
+      assert.equal(next.output, 'fine');
+    });
+
+    test('the time limit keeps output and variables set before it', async () => {
+      const outcome = await run(`log('started'); variables.set('x', 'y'); for (;;) {}`, {
+        limits: { timeMs: 100 },
+      });
+      assert.equal(outcome.error, 'script exceeded its 100 ms time limit');
+      assert.equal(outcome.output, 'started');
+      assert.deepEqual(outcome.variables, { x: 'y' });
+    });
+
+    test('a memory bomb fails cleanly', async () => {
+      // Time enough that the memory limit is met first however slow the machine is at the moment.
+      const outcome = await run(`let a = []; while (true) a.push('x'.repeat(1e6));`, {
+        limits: { timeMs: 30_000 },
+      });
+      assert.equal(outcome.ok, false);
       assert.equal(outcome.error, 'script exceeded its memory limit');
-      reached.push(Number(outcome.variables.mib));
-    }
-    const [first = 0] = reached;
-    assert.ok(first >= 32 && first < 64, `the first bomb got ${first} MiB`);
-    for (const mib of reached) {
-      assert.ok(Math.abs(mib - first) <= 2, `bombs got ${reached.join(', ')} MiB: the limit moved`);
-    }
-    assert.equal((await run(`log('fine')`)).output, 'fine');
-  });
+      const big = await run(`const b = new ArrayBuffer(1024 * 1024 * 1024);`);
+      assert.equal(big.error, 'script exceeded its memory limit');
+      assert.equal((await run(`log('fine')`)).output, 'fine');
+    });
 
-  test('in one engine, a rebuilt context gets the same memory limit as the first', async () => {
-    // The threads above end after such a job; the engine itself must hold the limit too.
-    const engine = await ScriptEngine.load();
-    try {
+    test('the memory limit stays where it was after every memory bomb', async () => {
+      // Each bomb allocates 1 MiB at a time and counts what it got before the limit stopped it. The
+      // limit once rose by what the previous bomb had taken (about 30 MiB more every time).
       const reached: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const result = engine.run({
-          code: BOMB,
-          variables: {},
-          request: null,
-          requestWritable: false,
-          response: null,
-          limits: { ...DEFAULT_SCRIPT_LIMITS },
-        });
-        assert.equal(result.outcome.error, 'script exceeded its memory limit');
-        assert.equal(result.recycled, true);
-        reached.push(Number(result.outcome.variables.mib));
+      for (let i = 0; i < 6; i++) {
+        const outcome = await run(BOMB);
+        assert.equal(outcome.error, 'script exceeded its memory limit');
+        reached.push(Number(outcome.variables.mib));
       }
       const [first = 0] = reached;
+      assert.ok(first >= 32 && first < 64, `the first bomb got ${first} MiB`);
       for (const mib of reached) {
         assert.ok(Math.abs(mib - first) <= 2, `bombs got ${reached.join(', ')} MiB: the limit moved`);
       }
-      assert.ok(engine.grownBytes() > RETIRE_GROWN_BYTES, 'a bomb grows the memory past the retire mark');
-    } finally {
-      engine.dispose();
-    }
-  });
+      assert.equal((await run(`log('fine')`)).output, 'fine');
+    });
 
-  test('endless recursion fails cleanly', async () => {
-    const outcome = await run('function f() { return f(); } f();');
-    assert.equal(outcome.ok, false);
-    assert.equal(outcome.error, 'script exceeded its stack limit (too much recursion)');
-    const nested = await run(`JSON.parse('['.repeat(100000) + ']'.repeat(100000));`);
-    assert.equal(nested.ok, false);
-    assert.equal((await run(`log('fine')`)).output, 'fine');
-  });
+    test('in one engine, a rebuilt context gets the same memory limit as the first', async () => {
+      // The threads above end after such a job; the engine itself must hold the limit too.
+      const engine = await ScriptEngine.load();
+      try {
+        const reached: number[] = [];
+        for (let i = 0; i < 4; i++) {
+          const result = engine.run({
+            code: BOMB,
+            variables: {},
+            request: null,
+            requestWritable: false,
+            response: null,
+            limits: { ...DEFAULT_SCRIPT_LIMITS },
+          });
+          assert.equal(result.outcome.error, 'script exceeded its memory limit');
+          assert.equal(result.recycled, true);
+          reached.push(Number(result.outcome.variables.mib));
+        }
+        const [first = 0] = reached;
+        for (const mib of reached) {
+          assert.ok(Math.abs(mib - first) <= 2, `bombs got ${reached.join(', ')} MiB: the limit moved`);
+        }
+        assert.ok(engine.grownBytes() > RETIRE_GROWN_BYTES, 'a bomb grows the memory past the retire mark');
+      } finally {
+        engine.dispose();
+      }
+    });
 
-  test('nothing of the host is reachable', async () => {
-    const outcome = await run(`
+    test('endless recursion fails cleanly', async () => {
+      const outcome = await run('function f() { return f(); } f();');
+      assert.equal(outcome.ok, false);
+      assert.equal(outcome.error, 'script exceeded its stack limit (too much recursion)');
+      const nested = await run(`JSON.parse('['.repeat(100000) + ']'.repeat(100000));`);
+      assert.equal(nested.ok, false);
+      assert.equal((await run(`log('fine')`)).output, 'fine');
+    });
+
+    test('nothing of the host is reachable', async () => {
+      const outcome = await run(`
       const probes = {
         constructorChain: () => ({}).constructor.constructor('return typeof process')(),
         thisChain: () => this.constructor.constructor('return process')(),
@@ -332,41 +343,41 @@ describe('hostile scripts', () => {
       }
       import('fs').then(() => log('import: loaded'), (e) => log('import: refused'));
     `);
-    assert.equal(outcome.error, null);
-    for (const line of outcome.output.split('\n')) {
-      assert.match(line, /^\w+: (undefined|(undefined)+|threw \w+|refused)$/, line);
-    }
-    assert.match(outcome.output, /import: refused/);
-  });
+      assert.equal(outcome.error, null);
+      for (const line of outcome.output.split('\n')) {
+        assert.match(line, /^\w+: (undefined|(undefined)+|threw \w+|refused)$/, line);
+      }
+      assert.match(outcome.output, /import: refused/);
+    });
 
-  test('50 concurrent jobs all complete', async () => {
-    const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        run(`variables.set('n', Number(variables.get('n')) * 2); log(JSON.parse(response.body).id);`, {
-          variables: { n: String(i) },
-          response: RESPONSE,
-        }),
-      ),
-    );
-    outcomes.forEach((outcome, i) => {
-      assert.equal(outcome.ok, true);
-      assert.equal(outcome.output, '42');
-      assert.equal(outcome.variables.n, String(i * 2));
+    test('50 concurrent jobs all complete', async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          run(`variables.set('n', Number(variables.get('n')) * 2); log(JSON.parse(response.body).id);`, {
+            variables: { n: String(i) },
+            response: RESPONSE,
+          }),
+        ),
+      );
+      outcomes.forEach((outcome, i) => {
+        assert.equal(outcome.ok, true);
+        assert.equal(outcome.output, '42');
+        assert.equal(outcome.variables.n, String(i * 2));
+      });
     });
   });
-});
 
-describe('isolation between jobs', () => {
-  // One thread: every job below runs in the same warm context.
-  let single: ScriptSandbox;
-  before(() => {
-    single = ScriptSandbox.start({ threads: 1 });
-  });
-  after(async () => {
-    await single.close();
-  });
+  describe(`isolation between jobs (${inline ? 'calling thread first' : 'threads only'})`, () => {
+    // One engine: every job below runs in the same warm context.
+    let single: ScriptSandbox;
+    before(() => {
+      single = ScriptSandbox.start({ threads: 1, inline });
+    });
+    after(async () => {
+      await single.close();
+    });
 
-  const POLLUTE = `
+    const POLLUTE = `
     const attempts = [
       () => { Object.prototype.x = 1; },
       () => { Array.prototype.push = function () { return 'pwned'; }; },
@@ -394,7 +405,7 @@ describe('isolation between jobs', () => {
     log('succeeded ' + succeeded.join(','));
   `;
 
-  const PROBE = `
+    const PROBE = `
     const seen = [];
     if (({}).x !== undefined || ({}).y !== undefined) seen.push('Object.prototype');
     const a = []; a.push(1); if (a.length !== 1) seen.push('Array.prototype.push');
@@ -414,43 +425,44 @@ describe('isolation between jobs', () => {
     log(seen.length === 0 ? 'clean' : 'leaked: ' + seen.join(', '));
   `;
 
-  test('prototype pollution and global writes in one job are invisible to the next', async () => {
-    const polluted = await single.run({
-      code: POLLUTE,
-      variables: {},
-      request: REQUEST,
-      requestWritable: true,
+    test('prototype pollution and global writes in one job are invisible to the next', async () => {
+      const polluted = await single.run({
+        code: POLLUTE,
+        variables: {},
+        request: REQUEST,
+        requestWritable: true,
+      });
+      assert.equal(polluted.ok, true, polluted.error ?? '');
+      // Every write to shared state is refused. What "succeeds" stays local: rebinding the `assert`
+      // parameter, a `let` inside Function(), reading a registered symbol.
+      assert.equal(polluted.output, 'succeeded 5,14,16');
+      const probe = await single.run({ code: PROBE, variables: {} });
+      assert.equal(probe.error, null);
+      assert.equal(probe.output, 'clean');
     });
-    assert.equal(polluted.ok, true, polluted.error ?? '');
-    // Every write to shared state is refused. What "succeeds" stays local: rebinding the `assert`
-    // parameter, a `let` inside Function(), reading a registered symbol.
-    assert.equal(polluted.output, 'succeeded 5,14,16');
-    const probe = await single.run({ code: PROBE, variables: {} });
-    assert.equal(probe.error, null);
-    assert.equal(probe.output, 'clean');
-  });
 
-  test('a job that throws halfway through polluting leaves nothing behind either', async () => {
-    const failing = await single.run({
-      code: `globalThis.leak = 'secret';`,
-      variables: { secret: 'tenant-a' },
+    test('a job that throws halfway through polluting leaves nothing behind either', async () => {
+      const failing = await single.run({
+        code: `globalThis.leak = 'secret';`,
+        variables: { secret: 'tenant-a' },
+      });
+      assert.equal(failing.ok, false);
+      assert.match(failing.error ?? '', /^TypeError/);
+      const probe = await single.run({ code: PROBE, variables: {} });
+      assert.equal(probe.output, 'clean');
     });
-    assert.equal(failing.ok, false);
-    assert.match(failing.error ?? '', /^TypeError/);
-    const probe = await single.run({ code: PROBE, variables: {} });
-    assert.equal(probe.output, 'clean');
-  });
 
-  test('pending promise callbacks of a job run before it ends, never in the next', async () => {
-    const first = await single.run({
-      code: `Promise.resolve().then(() => variables.set('late', 'yes')); log('sync');`,
-      variables: {},
+    test('pending promise callbacks of a job run before it ends, never in the next', async () => {
+      const first = await single.run({
+        code: `Promise.resolve().then(() => variables.set('late', 'yes')); log('sync');`,
+        variables: {},
+      });
+      assert.deepEqual(first.variables, { late: 'yes' });
+      const second = await single.run({ code: `log(variables.get('late'))`, variables: {} });
+      assert.equal(second.output, 'undefined');
     });
-    assert.deepEqual(first.variables, { late: 'yes' });
-    const second = await single.run({ code: `log(variables.get('late'))`, variables: {} });
-    assert.equal(second.output, 'undefined');
   });
-});
+}
 
 describe('the sandbox', () => {
   test('a job aborted while queued is rejected', async () => {
@@ -473,5 +485,113 @@ describe('the sandbox', () => {
     assert.equal((await closing.run({ code: `log(1)`, variables: {} })).output, '1');
     await closing.close();
     await assert.rejects(closing.run({ code: `log(1)`, variables: {} }), /closed/);
+  });
+});
+
+describe('scripts on the calling thread', () => {
+  /** Resolves once timers and the build they start have run. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+  /** Runs for about `ms` of wall-clock time, longer than the inline limit, then sets `done`. */
+  const busy = (ms: number) =>
+    `const end = Date.now() + ${ms}; let n = 0; while (Date.now() < end) n++; variables.set('done', 'yes');`;
+
+  test('a short script runs on the calling thread and starts no thread', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1 });
+    try {
+      const outcome = await sandbox.run({
+        code: `variables.set('id', JSON.parse(response.body).id)`,
+        variables: {},
+        response: RESPONSE,
+      });
+      assert.deepEqual(outcome.variables, { id: '42' });
+      const failed = await sandbox.run({ code: `assert.equal(1, 2)`, variables: {} });
+      assert.match(failed.error ?? '', /expected 1 to equal 2/);
+      assert.deepEqual(sandbox.stats(), { inline: 2, threads: 0 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('a script past the inline time limit runs again in a thread with its own limit, and goes there next time', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { timeMs: 20, rebuildIntervalMs: 0 } });
+    try {
+      await sandbox.run({ code: `log('warm')`, variables: {} });
+      const outcome = await sandbox.run({ code: `log('start'); ${busy(200)}`, variables: { kept: '1' } });
+      assert.equal(outcome.error, null);
+      // Nothing of the first attempt shows: one line of output, the variables of the second run.
+      assert.equal(outcome.output, 'start');
+      assert.deepEqual(outcome.variables, { kept: '1', done: 'yes' });
+      assert.deepEqual(sandbox.stats(), { inline: 1, threads: 1 });
+      await settle();
+      await sandbox.run({ code: `log('start'); ${busy(200)}`, variables: {} });
+      assert.deepEqual(sandbox.stats(), { inline: 1, threads: 2 }, 'the same code goes straight to a thread');
+      await sandbox.run({ code: `log('short')`, variables: {} });
+      assert.deepEqual(
+        sandbox.stats(),
+        { inline: 2, threads: 2 },
+        'other scripts run on the calling thread again',
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('after a limit ended its context, scripts go to the threads until the next build is due', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } });
+    try {
+      await sandbox.run({ code: `log('warm')`, variables: {} });
+      const looped = await sandbox.run({ code: 'for (;;) {}', variables: {}, limits: { timeMs: 100 } });
+      assert.equal(looped.error, 'script exceeded its 100 ms time limit');
+      await settle();
+      assert.equal((await sandbox.run({ code: `log('next')`, variables: {} })).output, 'next');
+      assert.deepEqual(sandbox.stats(), { inline: 1, threads: 2 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('a script gets its own memory and stack limits, not the tighter ones of the calling thread', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 0 } });
+    try {
+      const bomb = await sandbox.run({ code: BOMB, variables: {} });
+      assert.equal(bomb.error, 'script exceeded its memory limit');
+      const mib = Number(bomb.variables.mib);
+      assert.ok(mib >= 32, `the bomb got ${mib} MiB, not its 32 MiB`);
+      await settle();
+      // Recursion that the calling thread's 128 KiB stack refuses but 512 KiB allows.
+      const deep = await sandbox.run({
+        code: `function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); } variables.set('d', depth(2000));`,
+        variables: {},
+      });
+      assert.equal(deep.error, null);
+      assert.equal(deep.variables.d, '2000');
+      await settle();
+      const nested = await sandbox.run({
+        code: `JSON.parse('['.repeat(100000) + ']'.repeat(100000));`,
+        variables: {},
+      });
+      assert.equal(nested.ok, false);
+      await settle();
+      assert.equal((await sandbox.run({ code: `log('fine')`, variables: {} })).output, 'fine');
+      assert.equal(sandbox.stats().inline, 1, 'the last script ran on the calling thread again');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('large bodies go to the threads', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { inputBytes: 1024 } });
+    try {
+      const response = { ...RESPONSE, body: JSON.stringify({ pad: 'x'.repeat(2048) }) };
+      const outcome = await sandbox.run({
+        code: `log(JSON.parse(response.body).pad.length)`,
+        variables: {},
+        response,
+      });
+      assert.equal(outcome.output, '2048');
+      assert.deepEqual(sandbox.stats(), { inline: 0, threads: 1 });
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -37,6 +37,8 @@ export interface EngineJob {
 
 export interface EngineResult {
   outcome: ScriptOutcome;
+  /** The job hit its time, memory or stack limit. */
+  limited: boolean;
   /** The context was dropped; a new one should be built before the next job. */
   recycled: boolean;
   /** The WebAssembly module itself may be damaged; the thread should be replaced. */
@@ -125,19 +127,30 @@ export class ScriptEngine {
     private readonly module: QuickJSWASMModule,
     private readonly heap: HeapGuard,
     private readonly prelude: string,
+    private readonly maxUses: number,
+    private readonly collectMs: number,
   ) {}
 
-  static async load(): Promise<ScriptEngine> {
+  /**
+   * `maxUses`: jobs one context serves before it is rebuilt (default {@link MAX_USES});
+   * `collectMs`: the least time given to collecting a job's outcome after it ran (default 100).
+   */
+  static async load(options: { maxUses?: number; collectMs?: number } = {}): Promise<ScriptEngine> {
     const prelude = readPrelude();
     const base = syncVariant(await import('@jitl/quickjs-wasmfile-release-sync'));
     const heap = guardedHeap();
     const module = await newQuickJSWASMModuleFromVariant(newVariant(base, { wasmMemory: heap.memory }));
-    return new ScriptEngine(module, heap, prelude);
+    return new ScriptEngine(module, heap, prelude, options.maxUses ?? MAX_USES, options.collectMs ?? 100);
   }
 
   /** Builds the warm context now if there is none, so the next job does not wait for it. */
   warmUp(): void {
     this.warm ??= this.build();
+  }
+
+  /** A context is built and the next job runs without building one first. */
+  isWarm(): boolean {
+    return this.warm !== null;
   }
 
   run(job: EngineJob): EngineResult {
@@ -158,7 +171,7 @@ export class ScriptEngine {
         error instanceof RangeError
           ? STACK_MESSAGE
           : `script sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
-      return { outcome: failureOutcome(job, message), recycled: true, fatal: true };
+      return { outcome: failureOutcome(job, message), limited: true, recycled: true, fatal: true };
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
       this.heap.capBytes = Number.POSITIVE_INFINITY;
@@ -191,7 +204,7 @@ export class ScriptEngine {
     const prepared = context.callFunction(warm.prepare, context.undefined, code, data);
     if (prepared.error) {
       track(handles, prepared.error);
-      return failure(job, MEMORY_MESSAGE);
+      return failure(job, MEMORY_MESSAGE, true);
     }
     const session = track(handles, prepared.value);
 
@@ -203,7 +216,7 @@ export class ScriptEngine {
     const escaped = ran.error === undefined || timedOut ? null : errorText(context, ran.error);
 
     // Collecting runs no user code when the script timed out; give it its own short deadline.
-    this.deadline = Date.now() + Math.max(limits.timeMs, 100);
+    this.deadline = Date.now() + Math.max(limits.timeMs, this.collectMs);
     this.interrupted = false;
     let parts = this.finish(context, session, timedOut ? FINISH_WITHOUT_REQUEST : FINISH, handles);
     if (parts === null) {
@@ -214,7 +227,7 @@ export class ScriptEngine {
         parts.error ??= MEMORY_MESSAGE;
       }
     }
-    if (parts === null) return failure(job, 'script sandbox failed to collect the outcome');
+    if (parts === null) return failure(job, 'script sandbox failed to collect the outcome', true);
 
     const error = timedOut ? timeLimitMessage(limits.timeMs) : (parts.error ?? escaped);
     const outcome: ScriptOutcome = {
@@ -230,8 +243,10 @@ export class ScriptEngine {
         outcome.error ??= coerced.error;
       } else outcome.request = coerced.request;
     }
-    const recycled = timedOut || parts.limit !== null || escaped !== null || warm.uses >= MAX_USES;
-    return { outcome, recycled, fatal: false };
+    const limited =
+      timedOut || parts.limit !== null || escaped === MEMORY_MESSAGE || escaped === STACK_MESSAGE;
+    const recycled = limited || escaped !== null || warm.uses >= this.maxUses;
+    return { outcome, limited, recycled, fatal: false };
   }
 
   /** Memory the warm context holds (for benchmarks and diagnostics), or 0 when there is none. */
@@ -311,8 +326,8 @@ export class ScriptEngine {
   }
 }
 
-function failure(job: EngineJob, message: string): EngineResult {
-  return { outcome: failureOutcome(job, message), recycled: true, fatal: false };
+function failure(job: EngineJob, message: string, limited: boolean): EngineResult {
+  return { outcome: failureOutcome(job, message), limited, recycled: true, fatal: false };
 }
 
 function failureOutcome(job: EngineJob, message: string): ScriptOutcome {

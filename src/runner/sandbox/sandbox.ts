@@ -1,11 +1,15 @@
 /**
- * The user-script sandbox (DESIGN §4): scripts run in QuickJS compiled to WebAssembly, inside a
- * small pool of worker threads, so a runaway script never blocks the host's event loop. Each thread
+ * The user-script sandbox: scripts run in QuickJS compiled to WebAssembly. A script first runs on
+ * the calling thread under tight limits (inline.ts); one that needs more, and every script while
+ * there is no warm context there, runs in a small pool of worker threads with its full limits, so a
+ * runaway script never blocks the host's event loop for more than the inline limit. Each engine
  * keeps a warm, hardened context (engine.ts, prelude.ts); a thread that stops answering is replaced.
+ * The threads start with the first script that needs them.
  */
 import type { Worker } from 'node:worker_threads';
 import { type PoolJob, settleJob, startModuleWorker, watchAbort } from '../threads.js';
 import type { EngineJob } from './engine.js';
+import { type InlineOptions, InlineScripts } from './inline.js';
 import type { RunMessage, WorkerMessage } from './worker.js';
 
 export interface ScriptRequest {
@@ -61,8 +65,10 @@ export interface ScriptOutcome {
 }
 
 export interface SandboxOptions {
-  /** Worker threads (default 2). */
+  /** Worker threads (default 2), started with the first script that needs one. */
   threads?: number;
+  /** Scripts on the calling thread first (default on); false sends every script to the threads. */
+  inline?: boolean | InlineOptions;
   /** Defaults for every job; a job's own limits win. */
   limits?: Partial<ScriptLimits>;
 }
@@ -103,47 +109,53 @@ export class ScriptSandbox {
   private nextId = 1;
   private closed = false;
   private broken: Error | null = null;
+  private threadJobs = 0;
 
   private constructor(
-    threads: number,
+    private readonly threads: number,
     private readonly limits: ScriptLimits,
-  ) {
-    for (let i = 0; i < threads; i++) {
-      const slot: Slot = {
-        worker: this.spawn(),
-        ready: false,
-        current: null,
-        timer: null,
-        failedStarts: 0,
-        everReady: false,
-      };
-      this.slots.push(slot);
-      this.listen(slot);
-    }
-    this.updateRefs();
-  }
+    private readonly inline: InlineScripts | null,
+  ) {}
 
-  /** Starts the threads; they load in the background and jobs queue until one is ready. */
+  /** A sandbox; its engines load on first use, and jobs wait until one is ready. */
   static start(options: SandboxOptions = {}): ScriptSandbox {
     const threads = Math.max(1, Math.floor(options.threads ?? 2));
-    return new ScriptSandbox(threads, resolveLimits(DEFAULT_SCRIPT_LIMITS, options.limits));
+    const inline =
+      options.inline === false ? null : new InlineScripts(options.inline === true ? {} : options.inline);
+    return new ScriptSandbox(threads, resolveLimits(DEFAULT_SCRIPT_LIMITS, options.limits), inline);
+  }
+
+  /** Jobs run so far on the calling thread and in the threads. */
+  stats(): { inline: number; threads: number } {
+    return { inline: this.inline?.ran ?? 0, threads: this.threadJobs };
   }
 
   run(job: ScriptJob, signal?: AbortSignal): Promise<ScriptOutcome> {
+    const engineJob: EngineJob = {
+      code: String(job.code),
+      variables: { ...job.variables },
+      request: job.request ?? null,
+      requestWritable: job.requestWritable === true,
+      response: job.response ?? null,
+      limits: resolveLimits(this.limits, job.limits),
+    };
+    const first = this.inline?.firstBuild() ?? null;
+    if (first === null) return this.runJob(engineJob, signal);
+    return first.then(() => this.runJob(engineJob, signal));
+  }
+
+  private runJob(job: EngineJob, signal: AbortSignal | undefined): Promise<ScriptOutcome> {
     if (this.closed) return Promise.reject(new Error('the script sandbox is closed'));
     if (this.broken !== null) return Promise.reject(this.broken);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const outcome = this.inline?.run(job) ?? null;
+    if (outcome !== null) return Promise.resolve(outcome);
+    this.startThreads();
+    this.threadJobs += 1;
     return new Promise<ScriptOutcome>((resolve, reject) => {
       const pending: Pending = {
         id: this.nextId++,
-        job: {
-          code: String(job.code),
-          variables: { ...job.variables },
-          request: job.request ?? null,
-          requestWritable: job.requestWritable === true,
-          response: job.response ?? null,
-          limits: resolveLimits(this.limits, job.limits),
-        },
+        job,
         resolve,
         reject,
         signal,
@@ -159,6 +171,7 @@ export class ScriptSandbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.inline?.close();
     const error = new Error('the script sandbox is closed');
     for (const pending of this.queue.splice(0)) this.settle(pending, { reason: error });
     await Promise.all(
@@ -170,6 +183,21 @@ export class ScriptSandbox {
         await slot.worker.terminate();
       }),
     );
+  }
+
+  private startThreads(): void {
+    while (this.slots.length < this.threads) {
+      const slot: Slot = {
+        worker: this.spawn(),
+        ready: false,
+        current: null,
+        timer: null,
+        failedStarts: 0,
+        everReady: false,
+      };
+      this.slots.push(slot);
+      this.listen(slot);
+    }
   }
 
   private spawn(): Worker {
