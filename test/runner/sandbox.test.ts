@@ -536,6 +536,18 @@ describe('scripts on the calling thread', () => {
     }
   });
 
+  test('a context that served its jobs is rebuilt at once, without the threads', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { maxUses: 3, rebuildIntervalMs: 3_600_000 } });
+    try {
+      for (let i = 0; i < 10; i++) {
+        assert.equal((await sandbox.run({ code: `log(${i})`, variables: {} })).output, String(i));
+      }
+      assert.deepEqual(sandbox.stats(), { inline: 10, threads: 0 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test('after a limit ended its context, scripts go to the threads until the next build is due', async () => {
     const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } });
     try {

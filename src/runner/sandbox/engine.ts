@@ -114,6 +114,7 @@ interface SessionParts {
   error: string | null;
   limit: 'memory' | 'stack' | null;
   output: string;
+  /** The variables the script set. */
   variables: Record<string, string>;
   request?: unknown;
 }
@@ -234,7 +235,7 @@ export class ScriptEngine {
       ok: error === null,
       output: parts.output,
       error,
-      variables: parts.variables,
+      variables: withChanges(job.variables, parts.variables),
     };
     if (job.requestWritable && job.request !== null && parts.request !== undefined) {
       const coerced = coerceRequest(parts.request);
@@ -359,6 +360,25 @@ function memoryUsed(runtime: QuickJSRuntime, context: QuickJSContext): number {
   } finally {
     usage.dispose();
   }
+}
+
+/** The job's variables with those the script set; names are own properties, `__proto__` included. */
+function withChanges(
+  before: Record<string, string>,
+  changes: Record<string, string>,
+): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const source of [before, changes]) {
+    for (const name of Object.keys(source)) {
+      Object.defineProperty(variables, name, {
+        value: source[name],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  }
+  return variables;
 }
 
 function parseParts(text: string): SessionParts | null {

@@ -9,8 +9,9 @@
  *
  * What stays bounded for the calling thread's event loop:
  * - one job: the inline time limit (plus as much again to collect its outcome);
- * - building a context (the prelude with Chai): at most one build per `rebuildIntervalMs`; while
- *   there is no warm context, scripts go to the threads;
+ * - building a context (the prelude with Chai, tens of milliseconds): after `maxUses` jobs, and
+ *   after a job that hit a limit once `rebuildIntervalMs` has passed; until then scripts go to the
+ *   threads, so hostile scripts cannot make the calling thread build contexts back to back;
  * - memory: the engine's WebAssembly memory grows by at most the inline memory limit; an engine
  *   that grew past {@link RETIRE_GROWN_BYTES} is dropped whole and its pages go back to the system.
  */
@@ -27,7 +28,7 @@ export interface InlineOptions {
   stackBytes?: number;
   /** Request and response bodies larger than this together go to the threads (default 256 KiB). */
   inputBytes?: number;
-  /** Least time between two builds of a context on the calling thread (default 10 s). */
+  /** After a job hit a limit, time before a context is built again on the calling thread (default 10 s). */
   rebuildIntervalMs?: number;
   /** Jobs one context serves before it is rebuilt (default 10,000). */
   maxUses?: number;
@@ -52,7 +53,8 @@ export class InlineScripts {
   private started = false;
   private loading = false;
   private timer: NodeJS.Timeout | null = null;
-  private lastBuild = Number.NEGATIVE_INFINITY;
+  /** No context is built on the calling thread before this time (after a job hit a limit). */
+  private cooldownUntil = 0;
   private disabled = false;
   private closed = false;
   private readonly refused = new Map<string, true>();
@@ -94,10 +96,13 @@ export class InlineScripts {
     const key = this.refused.size > 0 ? codeKey(job.code) : null;
     if (key !== null && this.refused.has(key)) return null;
     const engine = this.engine;
-    if (engine === null || !engine.isWarm()) {
+    if (engine === null) {
       this.schedule();
       return null;
     }
+    // A context ends after `maxUses` jobs, or after a job that hit a limit. The first kind is
+    // rebuilt at once; after the second the calling thread waits out the interval.
+    if (!engine.isWarm() && (Date.now() < this.cooldownUntil || !this.warmUp(engine))) return null;
 
     const own = job.limits;
     const limits = {
@@ -107,11 +112,12 @@ export class InlineScripts {
       outputBytes: own.outputBytes,
     };
     const result = engine.run({ ...job, limits });
+    if (result.fatal || result.limited) this.cooldownUntil = Date.now() + this.options.rebuildIntervalMs;
     if (result.fatal || engine.grownBytes() > RETIRE_GROWN_BYTES) {
       engine.dispose();
       this.engine = null;
+      this.schedule();
     }
-    if (result.recycled) this.schedule();
     const tighter =
       limits.timeMs < own.timeMs ||
       limits.memoryBytes < own.memoryBytes ||
@@ -140,37 +146,46 @@ export class InlineScripts {
     this.refused.set(key, true);
   }
 
-  /** Builds a context once the interval since the last build has passed, outside of any job. */
+  /** Loads a new engine once the interval after the last limit hit has passed, outside of any job. */
   private schedule(): void {
     if (this.timer !== null || this.loading || this.disabled || this.closed) return;
-    const wait = Math.max(0, this.lastBuild + this.options.rebuildIntervalMs - Date.now());
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.build();
-    }, wait);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.build();
+      },
+      Math.max(0, this.cooldownUntil - Date.now()),
+    );
     this.timer.unref();
+  }
+
+  private warmUp(engine: ScriptEngine): boolean {
+    try {
+      engine.warmUp();
+      return true;
+    } catch {
+      this.disable(engine);
+      return false;
+    }
+  }
+
+  /** No engine here (the prelude bundle is missing, say): every script goes to the threads, which report what is wrong. */
+  private disable(engine: ScriptEngine | null): void {
+    engine?.dispose();
+    this.engine = null;
+    this.disabled = true;
   }
 
   private async build(): Promise<void> {
     if (this.closed) return;
     this.loading = true;
+    let engine: ScriptEngine | null = null;
     try {
-      this.engine ??= await ScriptEngine.load({
-        maxUses: this.options.maxUses,
-        collectMs: this.options.timeMs,
-      });
-      if (this.closed) {
-        this.engine.dispose();
-        this.engine = null;
-        return;
-      }
-      this.lastBuild = Date.now();
-      this.engine.warmUp();
+      engine = await ScriptEngine.load({ maxUses: this.options.maxUses, collectMs: this.options.timeMs });
+      if (this.closed) engine.dispose();
+      else if (this.warmUp(engine)) this.engine = engine;
     } catch {
-      // No engine here (the prelude bundle is missing, say): every script goes to the threads,
-      // which report what is wrong.
-      this.engine = null;
-      this.disabled = true;
+      this.disable(engine);
     } finally {
       this.loading = false;
     }

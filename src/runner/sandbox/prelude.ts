@@ -25,6 +25,7 @@ interface SessionOutput {
   error: string | null;
   limit: 'memory' | 'stack' | null;
   output: string;
+  /** The variables the script set (the host adds them to the job's own). */
   variables: Record<string, string>;
   request?: unknown;
 }
@@ -126,7 +127,8 @@ function preparer(AssertionError: ChaiExports['AssertionError']) {
     const store = new Map<string, string>();
     for (const name of keys(input.variables)) store.set(name, String(input.variables[name]));
     const { log, lines } = scriptLog(input.outputBytes);
-    const variables = scriptVariables(store);
+    const changed = new Map<string, string>();
+    const variables = scriptVariables(store, changed);
 
     let request: Record<string, unknown> | undefined;
     if (input.request !== null) request = input.requestWritable ? input.request : deepFreeze(input.request);
@@ -151,7 +153,7 @@ function preparer(AssertionError: ChaiExports['AssertionError']) {
       }
       if (phase !== FINISH && phase !== FINISH_WITHOUT_REQUEST) throw new TypeError('unknown phase');
       const withRequest = phase === FINISH && input.requestWritable ? request : undefined;
-      return stringify(sessionOutput(outcome, lines, store, withRequest, fail));
+      return stringify(sessionOutput(outcome, lines, changed, withRequest, fail));
     };
   };
 }
@@ -178,14 +180,17 @@ function scriptLog(limitBytes: number): { log: (...args: unknown[]) => void; lin
   return { log, lines };
 }
 
-/** A job's `variables`: get and set over the job's own store. */
-function scriptVariables(store: Map<string, string>) {
+/** A job's `variables`: get and set over the job's own store; what was set is also kept in `changed`. */
+function scriptVariables(store: Map<string, string>, changed: Map<string, string>) {
   return freeze({
     get(name: unknown): string | undefined {
       return store.get(String(name));
     },
     set(name: unknown, value: unknown): void {
-      store.set(String(name), String(value));
+      const key = String(name);
+      const text = String(value);
+      store.set(key, text);
+      changed.set(key, text);
     },
   });
 }
@@ -194,7 +199,7 @@ function scriptVariables(store: Map<string, string>) {
 function sessionOutput(
   outcome: Outcome,
   lines: string[],
-  store: Map<string, string>,
+  changed: Map<string, string>,
   request: Record<string, unknown> | undefined,
   fail: (thrown: unknown) => void,
 ): SessionOutput {
@@ -204,7 +209,7 @@ function sessionOutput(
     output: lines.join('\n'),
     variables: {},
   };
-  for (const [name, value] of store) {
+  for (const [name, value] of changed) {
     defineProperty(output.variables, name, {
       value,
       writable: true,
