@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { assert as chaiAssert } from 'chai';
 import { RETIRE_GROWN_BYTES, ScriptEngine } from '../../src/runner/sandbox/engine.js';
 import {
   DEFAULT_SCRIPT_LIMITS,
@@ -602,6 +603,97 @@ describe('scripts on the calling thread', () => {
       });
       assert.equal(outcome.output, '2048');
       assert.deepEqual(sandbox.stats(), { inline: 0, threads: 1 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('assert', () => {
+  // Calls that the sandbox answers before Chai when they pass, and edge cases around them. Each
+  // must pass or fail exactly as Chai itself (the same package, run by Node) does, with its message.
+  const CALLS = [
+    'assert.isOk(1)',
+    'assert.isOk(0)',
+    'assert.ok("")',
+    'assert.ok("x")',
+    'assert.isNotOk(null)',
+    'assert.notOk(1)',
+    'assert.isTrue(true)',
+    'assert.isTrue(1)',
+    'assert.isFalse(false)',
+    'assert.isFalse(0)',
+    'assert.isNotTrue(1)',
+    'assert.isNotTrue(true)',
+    'assert.isNotFalse(0)',
+    'assert.isNotFalse(false)',
+    'assert.isNull(null)',
+    'assert.isNull(undefined)',
+    'assert.isNotNull(0)',
+    'assert.isNotNull(null)',
+    'assert.isUndefined(undefined)',
+    'assert.isUndefined(null)',
+    'assert.isDefined(null)',
+    'assert.isDefined(undefined)',
+    'assert.isString("s")',
+    'assert.isString(new String("s"))',
+    'assert.isString(1)',
+    'assert.isNumber(NaN)',
+    'assert.isNumber(new Number(1))',
+    'assert.isNumber("1")',
+    'assert.isBoolean(false)',
+    'assert.isBoolean(0)',
+    'assert.equal(1, "1")',
+    'assert.equal(null, undefined)',
+    'assert.equal(1, 2, "custom")',
+    'assert.equal({}, {})',
+    'assert.equal({ valueOf() { return 1; } }, 1)',
+    'assert.equal(NaN, NaN)',
+    'assert.notEqual(1, 2)',
+    'assert.notEqual(1, "1")',
+    'assert.notEqual({}, {})',
+    'assert.strictEqual(1, 1)',
+    'assert.strictEqual(1, "1")',
+    'assert.strictEqual(NaN, NaN)',
+    'assert.strictEqual(0, -0)',
+    'assert.notStrictEqual(1, "1")',
+    'assert.notStrictEqual(2, 2)',
+    'assert.isAbove(5, 2)',
+    'assert.isAbove(2, 2)',
+    'assert.isAbove(2, 5)',
+    'assert.isAbove(NaN, 0)',
+    'assert.isAbove("5", 2)',
+    'assert.isAbove(5, "2")',
+    'assert.isAbove(5n, 2n)',
+    'assert.isAbove(new Date(2), new Date(1))',
+    'assert.isAtLeast(2, 2)',
+    'assert.isAtLeast(1, 2)',
+    'assert.isBelow(1, 2)',
+    'assert.isBelow(2, 2)',
+    'assert.isAtMost(2, 2)',
+    'assert.isAtMost(3, 2)',
+    'assert.isAtMost(Infinity, Infinity)',
+    'assert.include("abc", "b")',
+    'assert.include("abc", "d")',
+    'assert.include("a1", 1)',
+    'assert.include([1, 2], 2)',
+    'assert.include("abc", "", "msg")',
+  ];
+
+  test('passes and fails as Chai does, with Chai’s messages', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1 });
+    try {
+      for (const call of CALLS) {
+        let expected: string | null = null;
+        try {
+          new Function('assert', call)(chaiAssert);
+        } catch (error) {
+          expected = (error as Error).message;
+        }
+        const outcome = await sandbox.run({ code: call, variables: {} });
+        assert.equal(outcome.error, expected, call);
+      }
+      assert.equal(sandbox.stats().threads, 0);
     } finally {
       await sandbox.close();
     }
