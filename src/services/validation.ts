@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError } from '../domain/errors.js';
+import { shareRepeatedSubschemas } from './shared-subschemas.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -15,6 +16,8 @@ export function createBodyAjv(): Ajv {
     removeAdditional: false,
     discriminator: true,
     verbose: true,
+    // Repeated subschemas are compiled once each, as functions that every place calls.
+    inlineRefs: false,
     strict: false,
     // Infinity and NaN are no numbers in JSON; they must not pass as one (and then be stored as null).
     strictNumbers: true,
@@ -106,7 +109,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function compileBodySchema(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = bodyAjv.compile(schema);
+    validate = bodyAjv.compile(shareRepeatedSubschemas(schema));
     compiled.set(schema, validate);
   }
   return validate;
