@@ -39,6 +39,7 @@ import { regionRoutes } from './regions/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { maintenanceRoutes } from './maintenance/routes.js';
 import { scheduleRoutes } from './schedules/routes.js';
+import { serializerSchema } from './shared/serializer-schema.js';
 import { ErrorEnvelope } from './shared/envelope.js';
 import { statusPageRoutes } from './status/routes.js';
 import { stepRoutes } from './steps/routes.js';
@@ -208,7 +209,13 @@ export async function buildApp(ctx: ApiContext, options: AppOptions): Promise<Fa
   const serializerOf = (schema: object): ((data: unknown) => string) => {
     let serialize = serializers.get(schema);
     if (!serialize) {
-      serialize = fastJson(schema as never, { schema: { [ErrorEnvelope.$id!]: ErrorEnvelope as never } });
+      const prepared = serializerSchema(schema);
+      serialize = fastJson(prepared.schema as never, {
+        schema: {
+          [ErrorEnvelope.$id!]: ErrorEnvelope as never,
+          ...(prepared.externals as Record<string, never>),
+        },
+      });
       serializers.set(schema, serialize);
     }
     return serialize;

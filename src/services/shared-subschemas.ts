@@ -33,25 +33,41 @@ const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas
 const MIN_SHARED_LENGTH = 200;
 const DEF_PREFIX = 'vigil_shared_';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
-function isSchema(value: unknown): value is Schema {
+export function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Calls `visit` for each direct subschema of `schema`, saying whether it is a discriminator branch. */
 function eachChild(schema: Schema, visit: (child: Schema, branch: boolean) => void): void {
+  mapSubschemas(schema, (child, branch) => {
+    visit(child, branch);
+    return child;
+  });
+}
+
+/**
+ * A shallow copy of `schema` whose direct subschemas are replaced by what `map` returns for them
+ * (`branch`: the subschema is a branch of a `oneOf` with a `discriminator`). Other values are kept.
+ */
+export function mapSubschemas(schema: Schema, map: (child: Schema, branch: boolean) => Schema): Schema {
+  const out: Schema = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    if (SCHEMA_VALUE.has(keyword)) {
-      if (isSchema(value)) visit(value, false);
-      else if (Array.isArray(value)) for (const child of value) if (isSchema(child)) visit(child, false);
+    if (SCHEMA_VALUE.has(keyword) && isSchema(value)) out[keyword] = map(value, false);
+    else if (SCHEMA_VALUE.has(keyword) && Array.isArray(value)) {
+      out[keyword] = value.map((child: unknown) => (isSchema(child) ? map(child, false) : child));
     } else if (SCHEMA_LIST.has(keyword) && Array.isArray(value)) {
       const branch = keyword === 'oneOf' && schema.discriminator !== undefined;
-      for (const child of value) if (isSchema(child)) visit(child, branch);
+      out[keyword] = value.map((child: unknown) => (isSchema(child) ? map(child, branch) : child));
     } else if (SCHEMA_MAP.has(keyword) && isSchema(value)) {
-      for (const child of Object.values(value)) if (isSchema(child)) visit(child, false);
-    }
+      const children: Schema = {};
+      for (const [name, child] of Object.entries(value))
+        children[name] = isSchema(child) ? map(child, false) : child;
+      out[keyword] = children;
+    } else out[keyword] = value;
   }
+  return out;
 }
 
 /**
@@ -89,24 +105,7 @@ export function shareRepeatedSubschemas(schema: object): object {
     }
     return { $ref: `#/$defs/${name}` };
   };
-  const copy = (node: Schema): Schema => {
-    const out: Schema = {};
-    for (const [keyword, value] of Object.entries(node)) {
-      if (SCHEMA_VALUE.has(keyword) && isSchema(value)) out[keyword] = place(value, false);
-      else if (SCHEMA_VALUE.has(keyword) && Array.isArray(value)) {
-        out[keyword] = value.map((child: unknown) => (isSchema(child) ? place(child, false) : child));
-      } else if (SCHEMA_LIST.has(keyword) && Array.isArray(value)) {
-        const branch = keyword === 'oneOf' && node.discriminator !== undefined;
-        out[keyword] = value.map((child: unknown) => (isSchema(child) ? place(child, branch) : child));
-      } else if (SCHEMA_MAP.has(keyword) && isSchema(value)) {
-        const map: Schema = {};
-        for (const [name, child] of Object.entries(value))
-          map[name] = isSchema(child) ? place(child, false) : child;
-        out[keyword] = map;
-      } else out[keyword] = value;
-    }
-    return out;
-  };
+  const copy = (node: Schema): Schema => mapSubschemas(node, place);
 
   const root = copy(schema as Schema);
   if (names.size === 0) return root;
