@@ -65,8 +65,13 @@ function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-function startChild(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+function startChild(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -145,6 +150,23 @@ async function startUpstream(): Promise<Upstream> {
   };
 }
 
+/**
+ * With `BENCH_VIGIL_FLAGS=command`, Vigil's contenders run with the V8 flags of the `vigil` command
+ * (its `#!` line), as `vigil worker`, `vigil run` and `vigil agent` do; by default every contender
+ * runs with Node's defaults.
+ */
+const VIGIL_WITH_COMMAND_FLAGS = process.env.BENCH_VIGIL_FLAGS === 'command';
+
+/** The node flags on the `#!` line of bin/vigil.js. */
+function vigilCommandFlags(): string[] {
+  const shebang = fs.readFileSync(path.join(ROOT, 'bin/vigil.js'), 'utf8').split('\n', 1)[0] ?? '';
+  const words = shebang.split(/\s+/);
+  const node = words.indexOf('node');
+  if (!shebang.startsWith('#!') || node < 0)
+    throw new Error('bin/vigil.js does not start node with a #! line');
+  return words.slice(node + 1).filter(Boolean);
+}
+
 function runWorker(name: ContenderName, upstreamUrl: string): Promise<WorkerMessage> {
   const child = startChild(
     'bench/runner/worker.ts',
@@ -155,6 +177,7 @@ function runWorker(name: ContenderName, upstreamUrl: string): Promise<WorkerMess
       BENCH_WARMUP: String(WARMUP),
       BENCH_CONCURRENCY: String(CONCURRENCY),
     }),
+    VIGIL_WITH_COMMAND_FLAGS && name.startsWith('vigil') ? vigilCommandFlags() : [],
   );
   // Generous: the slowest contender's last runs finish well after the deadline of a phase.
   const timeoutMs = (WARMUP + 2 * DURATION) * 1000 + 300_000;
