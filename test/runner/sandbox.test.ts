@@ -563,6 +563,25 @@ describe('scripts on the calling thread', () => {
     }
   });
 
+  test('a script whose error gets out of its session does not make the calling thread rebuild at once', async () => {
+    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } });
+    // Reading `name` of what was thrown, to describe it, throws again.
+    const escaping = `throw { get name() { throw new Error('boom'); } };`;
+    try {
+      await sandbox.run({ code: `log('warm')`, variables: {} });
+      const first = await sandbox.run({ code: escaping, variables: {} });
+      assert.equal(first.ok, false);
+      assert.match(first.error ?? '', /boom/);
+      assert.deepEqual(sandbox.stats(), { inline: 2, threads: 0 });
+      const again = await sandbox.run({ code: escaping, variables: {} });
+      assert.equal(again.error, first.error);
+      assert.equal((await sandbox.run({ code: `log('next')`, variables: {} })).output, 'next');
+      assert.deepEqual(sandbox.stats(), { inline: 2, threads: 2 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test('a script gets its own memory and stack limits, not the tighter ones of the calling thread', async () => {
     const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 0 } });
     try {

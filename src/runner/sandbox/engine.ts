@@ -41,6 +41,8 @@ export interface EngineResult {
   limited: boolean;
   /** The context was dropped; a new one should be built before the next job. */
   recycled: boolean;
+  /** It was dropped only because it had served its number of jobs (nothing went wrong). */
+  exhausted: boolean;
   /** The WebAssembly module itself may be damaged; the thread should be replaced. */
   fatal: boolean;
 }
@@ -172,7 +174,13 @@ export class ScriptEngine {
         error instanceof RangeError
           ? STACK_MESSAGE
           : `script sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
-      return { outcome: failureOutcome(job, message), limited: true, recycled: true, fatal: true };
+      return {
+        outcome: failureOutcome(job, message),
+        limited: true,
+        recycled: true,
+        exhausted: false,
+        fatal: true,
+      };
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
       this.heap.capBytes = Number.POSITIVE_INFINITY;
@@ -246,8 +254,9 @@ export class ScriptEngine {
     }
     const limited =
       timedOut || parts.limit !== null || escaped === MEMORY_MESSAGE || escaped === STACK_MESSAGE;
-    const recycled = limited || escaped !== null || warm.uses >= this.maxUses;
-    return { outcome, limited, recycled, fatal: false };
+    const troubled = limited || escaped !== null;
+    const exhausted = !troubled && warm.uses >= this.maxUses;
+    return { outcome, limited, recycled: troubled || exhausted, exhausted, fatal: false };
   }
 
   /** Memory the warm context holds (for benchmarks and diagnostics), or 0 when there is none. */
@@ -328,7 +337,7 @@ export class ScriptEngine {
 }
 
 function failure(job: EngineJob, message: string, limited: boolean): EngineResult {
-  return { outcome: failureOutcome(job, message), limited, recycled: true, fatal: false };
+  return { outcome: failureOutcome(job, message), limited, recycled: true, exhausted: false, fatal: false };
 }
 
 function failureOutcome(job: EngineJob, message: string): ScriptOutcome {

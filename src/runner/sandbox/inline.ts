@@ -10,7 +10,8 @@
  * What stays bounded for the calling thread's event loop:
  * - one job: the inline time limit (plus as much again to collect its outcome);
  * - building a context (the prelude with Chai, tens of milliseconds): after `maxUses` jobs, and
- *   after a job that hit a limit once `rebuildIntervalMs` has passed; until then scripts go to the
+ *   after a job that hit a limit (or ended its context otherwise) once `rebuildIntervalMs` has
+ *   passed; until then scripts go to the
  *   threads, so hostile scripts cannot make the calling thread build contexts back to back;
  * - memory: the engine's WebAssembly memory grows by at most the inline memory limit; an engine
  *   that grew past {@link RETIRE_GROWN_BYTES} is dropped whole and its pages go back to the system.
@@ -53,7 +54,7 @@ export class InlineScripts {
   private started = false;
   private loading = false;
   private timer: NodeJS.Timeout | null = null;
-  /** No context is built on the calling thread before this time (after a job hit a limit). */
+  /** No context is built on the calling thread before this time (after a job ended one). */
   private cooldownUntil = 0;
   private disabled = false;
   private closed = false;
@@ -100,7 +101,8 @@ export class InlineScripts {
       this.schedule();
       return null;
     }
-    // A context ends after `maxUses` jobs, or after a job that hit a limit. The first kind is
+    // A context ends after `maxUses` jobs, or after a job that hit a limit or failed in a way that
+    // got out of the script's session. The first kind is
     // rebuilt at once; after the second the calling thread waits out the interval.
     if (!engine.isWarm() && (Date.now() < this.cooldownUntil || !this.warmUp(engine))) return null;
 
@@ -112,7 +114,14 @@ export class InlineScripts {
       outputBytes: own.outputBytes,
     };
     const result = engine.run({ ...job, limits });
-    if (result.fatal || result.limited) this.cooldownUntil = Date.now() + this.options.rebuildIntervalMs;
+    // A context that ended for any reason but having served its jobs (a limit, an error that got
+    // out of the script's session, a failure of the engine) is not rebuilt here before the
+    // interval has passed, and the script that ended it runs in the threads from now on.
+    const troubled = result.recycled && !result.exhausted;
+    if (troubled) {
+      this.cooldownUntil = Date.now() + this.options.rebuildIntervalMs;
+      this.remember(key ?? codeKey(job.code));
+    }
     if (result.fatal || engine.grownBytes() > RETIRE_GROWN_BYTES) {
       engine.dispose();
       this.engine = null;
@@ -122,10 +131,7 @@ export class InlineScripts {
       limits.timeMs < own.timeMs ||
       limits.memoryBytes < own.memoryBytes ||
       limits.stackBytes < own.stackBytes;
-    if (result.fatal || (result.limited && tighter)) {
-      this.remember(key ?? codeKey(job.code));
-      return null;
-    }
+    if (result.fatal || (result.limited && tighter)) return null;
     this.ran += 1;
     return result.outcome;
   }
