@@ -4,6 +4,7 @@ import { assert as chaiAssert } from 'chai';
 import { RETIRE_GROWN_BYTES, ScriptEngine } from '../../src/runner/sandbox/engine.js';
 import {
   DEFAULT_SCRIPT_LIMITS,
+  type SandboxOptions,
   type ScriptJob,
   type ScriptOutcome,
   type ScriptRequest,
@@ -44,6 +45,19 @@ before(() => {
 after(async () => {
   await sandbox.close();
 });
+
+/** Runs `use` with a sandbox of its own, closed afterwards. */
+async function withSandbox(
+  options: SandboxOptions,
+  use: (sandbox: ScriptSandbox) => Promise<void>,
+): Promise<void> {
+  const sandbox = ScriptSandbox.start(options);
+  try {
+    await use(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
 
 function run(code: string, job: Partial<ScriptJob> = {}): Promise<ScriptOutcome> {
   return sandbox.run({ code, variables: {}, ...job });
@@ -497,8 +511,7 @@ describe('scripts on the calling thread', () => {
     `const end = Date.now() + ${ms}; let n = 0; while (Date.now() < end) n++; variables.set('done', 'yes');`;
 
   test('a short script runs on the calling thread and starts no thread', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1 });
-    try {
+    await withSandbox({ threads: 1 }, async (sandbox) => {
       const outcome = await sandbox.run({
         code: `variables.set('id', JSON.parse(response.body).id)`,
         variables: {},
@@ -508,14 +521,11 @@ describe('scripts on the calling thread', () => {
       const failed = await sandbox.run({ code: `assert.equal(1, 2)`, variables: {} });
       assert.match(failed.error ?? '', /expected 1 to equal 2/);
       assert.deepEqual(sandbox.stats(), { inline: 2, threads: 0 });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   test('a script past the inline time limit runs again in a thread with its own limit, and goes there next time', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { timeMs: 20, rebuildIntervalMs: 0 } });
-    try {
+    await withSandbox({ threads: 1, inline: { timeMs: 20, rebuildIntervalMs: 0 } }, async (sandbox) => {
       await sandbox.run({ code: `log('warm')`, variables: {} });
       const outcome = await sandbox.run({ code: `log('start'); ${busy(200)}`, variables: { kept: '1' } });
       assert.equal(outcome.error, null);
@@ -532,42 +542,36 @@ describe('scripts on the calling thread', () => {
         { inline: 2, threads: 2 },
         'other scripts run on the calling thread again',
       );
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   test('a context that served its jobs is rebuilt at once, without the threads', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { maxUses: 3, rebuildIntervalMs: 3_600_000 } });
-    try {
-      for (let i = 0; i < 10; i++) {
-        assert.equal((await sandbox.run({ code: `log(${i})`, variables: {} })).output, String(i));
-      }
-      assert.deepEqual(sandbox.stats(), { inline: 10, threads: 0 });
-    } finally {
-      await sandbox.close();
-    }
+    await withSandbox(
+      { threads: 1, inline: { maxUses: 3, rebuildIntervalMs: 3_600_000 } },
+      async (sandbox) => {
+        for (let i = 0; i < 10; i++) {
+          assert.equal((await sandbox.run({ code: `log(${i})`, variables: {} })).output, String(i));
+        }
+        assert.deepEqual(sandbox.stats(), { inline: 10, threads: 0 });
+      },
+    );
   });
 
   test('after a limit ended its context, scripts go to the threads until the next build is due', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } });
-    try {
+    await withSandbox({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } }, async (sandbox) => {
       await sandbox.run({ code: `log('warm')`, variables: {} });
       const looped = await sandbox.run({ code: 'for (;;) {}', variables: {}, limits: { timeMs: 100 } });
       assert.equal(looped.error, 'script exceeded its 100 ms time limit');
       await settle();
       assert.equal((await sandbox.run({ code: `log('next')`, variables: {} })).output, 'next');
       assert.deepEqual(sandbox.stats(), { inline: 1, threads: 2 });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   test('a script whose error gets out of its session does not make the calling thread rebuild at once', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } });
     // Reading `name` of what was thrown, to describe it, throws again.
     const escaping = `throw { get name() { throw new Error('boom'); } };`;
-    try {
+    await withSandbox({ threads: 1, inline: { rebuildIntervalMs: 3_600_000 } }, async (sandbox) => {
       await sandbox.run({ code: `log('warm')`, variables: {} });
       const first = await sandbox.run({ code: escaping, variables: {} });
       assert.equal(first.ok, false);
@@ -577,14 +581,11 @@ describe('scripts on the calling thread', () => {
       assert.equal(again.error, first.error);
       assert.equal((await sandbox.run({ code: `log('next')`, variables: {} })).output, 'next');
       assert.deepEqual(sandbox.stats(), { inline: 2, threads: 2 });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   test('a script gets its own memory and stack limits, not the tighter ones of the calling thread', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { rebuildIntervalMs: 0 } });
-    try {
+    await withSandbox({ threads: 1, inline: { rebuildIntervalMs: 0 } }, async (sandbox) => {
       const bomb = await sandbox.run({ code: BOMB, variables: {} });
       assert.equal(bomb.error, 'script exceeded its memory limit');
       const mib = Number(bomb.variables.mib);
@@ -606,14 +607,11 @@ describe('scripts on the calling thread', () => {
       await settle();
       assert.equal((await sandbox.run({ code: `log('fine')`, variables: {} })).output, 'fine');
       assert.equal(sandbox.stats().inline, 1, 'the last script ran on the calling thread again');
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   test('large bodies go to the threads', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1, inline: { inputBytes: 1024 } });
-    try {
+    await withSandbox({ threads: 1, inline: { inputBytes: 1024 } }, async (sandbox) => {
       const response = { ...RESPONSE, body: JSON.stringify({ pad: 'x'.repeat(2048) }) };
       const outcome = await sandbox.run({
         code: `log(JSON.parse(response.body).pad.length)`,
@@ -622,9 +620,7 @@ describe('scripts on the calling thread', () => {
       });
       assert.equal(outcome.output, '2048');
       assert.deepEqual(sandbox.stats(), { inline: 0, threads: 1 });
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 });
 
@@ -700,8 +696,7 @@ describe('assert', () => {
   ];
 
   test('passes and fails as Chai does, with Chai’s messages', async () => {
-    const sandbox = ScriptSandbox.start({ threads: 1 });
-    try {
+    await withSandbox({ threads: 1 }, async (sandbox) => {
       for (const call of CALLS) {
         let expected: string | null = null;
         try {
@@ -713,8 +708,6 @@ describe('assert', () => {
         assert.equal(outcome.error, expected, call);
       }
       assert.equal(sandbox.stats().threads, 0);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 });
