@@ -1,8 +1,8 @@
 /**
- * QuickJS side of the sandbox, used inside a worker thread (worker.ts). One WebAssembly module per
- * thread; one warm context at a time, with the prelude (Chai and the script globals) loaded and
- * the realm hardened, reused for many jobs. A context is replaced after a job that hit a limit and
- * after `MAX_USES` jobs.
+ * QuickJS side of the sandbox, used inside each sandbox thread (worker.ts) and on the calling thread
+ * (inline.ts). One WebAssembly module per engine; one warm context at a time, with the prelude (Chai
+ * and the script globals) loaded and the realm hardened, reused for many jobs. A context is replaced
+ * after a job that hit a limit or whose error got out of its session, and after `maxUses` jobs.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,9 @@
 /**
  * Code that runs inside QuickJS, not in Node: `npm run build` bundles it after Chai into
  * dist/sandbox/prelude.js (scripts/build-sandbox.mjs). Evaluating the bundle leaves one function,
- * `__vigilInstall`, on the global object; the worker calls it once per context. It installs the
+ * `__vigilInstall`, on the global object; the engine calls it once per context. It installs the
  * script globals, hardens the realm (every reachable built-in and prelude object frozen, the global
- * object included) and returns `prepare`, which turns one job into a session the worker drives.
+ * object included) and returns `prepare`, which turns one job into a session the engine drives.
  *
  * Nothing of the host is ever put into the realm: data goes in as a JSON string and comes back as
  * one. A hardened realm is what lets one warm context serve many jobs: a script can change nothing
@@ -11,7 +11,7 @@
  * created for that job alone.
  */
 
-/** What the worker passes in, as JSON. */
+/** What the engine passes in, as JSON. */
 interface SessionInput {
   variables: Record<string, string>;
   request: Record<string, unknown> | null;
@@ -30,7 +30,7 @@ interface SessionOutput {
   request?: unknown;
 }
 
-/** Phases the worker calls in order: run the script, then collect with or without the request. */
+/** Phases the engine calls in order: run the script, then collect with or without the request. */
 const RUN = 1;
 const FINISH = 2;
 const FINISH_WITHOUT_REQUEST = 3;
@@ -148,7 +148,7 @@ function installGlobals(chai: ChaiExports): void {
   }
 }
 
-/** `prepare`: one job's code and input (JSON) in, the session the worker drives out. */
+/** `prepare`: one job's code and input (JSON) in, the session the engine drives out. */
 function preparer(AssertionError: ChaiExports['AssertionError']) {
   const compiled = new Map<string, (...args: unknown[]) => unknown>();
   let compiledLength = 0;
