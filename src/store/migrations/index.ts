@@ -19,6 +19,7 @@ import * as m0017 from './0017_alerting.js';
 import * as m0018 from './0018_status_pages.js';
 import * as m0019 from './0019_runs_recent_index.js';
 import * as m0020 from './0020_metric_rollups.js';
+import * as m0021 from './0021_partial_view_indexes.js';
 
 /** Every migration, in order. One set serves both dialects. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_status_pages': m0018,
   '0019_runs_recent_index': m0019,
   '0020_metric_rollups': m0020,
+  '0021_partial_view_indexes': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -94,6 +94,27 @@ export function messageRow(
   };
 }
 
+/** The query of a page of a view (messagesRepo.list), to run or to explain. */
+export function listQuery(db: Executor, bucketKey: string, view: MessageView, page: MessagePage) {
+  let query = filtered(
+    db.selectFrom('messages').select(LIST_COLUMNS).where('bucket_key', '=', bucketKey),
+    page.filters,
+  );
+  // Literals, not parameters: the partial indexes of these views (migration 0021) serve only a
+  // plan that knows the value, which a plan kept for any value (PostgreSQL's generic plans) does not.
+  if (view === 'errors') query = query.where('is_error', '=', sql.lit(1));
+  if (view === 'captures') query = query.where('source', '=', sql.lit('capture'));
+  if (view === 'shared') {
+    query = query.where('shared_at', 'is not', null);
+    if (page.since !== undefined) query = query.where('shared_at', '>', page.since);
+    if (page.before !== undefined) query = query.where('shared_at', '<', page.before);
+    return query.orderBy('shared_at', 'desc').orderBy('id', 'desc').limit(page.count);
+  }
+  if (page.since !== undefined) query = query.where('timestamp', '>', page.since);
+  if (page.before !== undefined) query = query.where('timestamp', '<', page.before);
+  return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(page.count);
+}
+
 /**
  * Adds the list filters to a query of messages. Without filters the query is left as it is, so an
  * unfiltered list keeps its index plan; with them the bucket's rows are walked newest first.
@@ -223,21 +244,7 @@ export const messagesRepo = {
     view: MessageView,
     page: MessagePage,
   ): Promise<MessageListRow[]> {
-    let query = filtered(
-      db.selectFrom('messages').select(LIST_COLUMNS).where('bucket_key', '=', bucketKey),
-      page.filters,
-    );
-    if (view === 'errors') query = query.where('is_error', '=', 1);
-    if (view === 'captures') query = query.where('source', '=', 'capture');
-    if (view === 'shared') {
-      query = query.where('shared_at', 'is not', null);
-      if (page.since !== undefined) query = query.where('shared_at', '>', page.since);
-      if (page.before !== undefined) query = query.where('shared_at', '<', page.before);
-      return query.orderBy('shared_at', 'desc').orderBy('id', 'desc').limit(page.count).execute();
-    }
-    if (page.since !== undefined) query = query.where('timestamp', '>', page.since);
-    if (page.before !== undefined) query = query.where('timestamp', '<', page.before);
-    return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(page.count).execute();
+    return listQuery(db, bucketKey, view, page).execute();
   },
 
   /** Messages of a window, oldest first, with bodies (HAR export). */
