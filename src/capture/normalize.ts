@@ -87,28 +87,49 @@ export function urlParts(url: string): Pick<MessageRequest, 'url' | 'scheme' | '
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Invalid(`request.url must be an http or https URL, got ${parsed.protocol.replace(/:$/, '')}`);
   }
-  const params: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (const [name, value] of parsed.searchParams) (params[name] ??= []).push(value);
+  const params: Record<string, string[]> = {};
+  for (const [name, value] of parsed.searchParams) {
+    if (Object.hasOwn(params, name)) params[name]!.push(value);
+    else setEntry(params, name, [value]);
+  }
   return {
     url,
     scheme: parsed.protocol.replace(/:$/, ''),
     host: parsed.host,
     path: parsed.pathname,
-    params: { ...params },
+    params,
   };
 }
 
 /** Header or form values: a string or an array of strings per name → arrays. */
 function stringLists(value: unknown, field: string): Record<string, string[]> {
   if (!isRecord(value)) throw new Invalid(`${field} must be an object of strings or arrays of strings`);
-  // Built without a prototype, so that a name like `__proto__` stays an entry.
-  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (const [name, raw] of Object.entries(value)) {
-    if (typeof raw === 'string') out[name] = [raw];
-    else if (Array.isArray(raw) && raw.every((item) => typeof item === 'string')) out[name] = [...raw];
+  const out: Record<string, string[]> = {};
+  for (const name of Object.keys(value)) {
+    const raw = value[name];
+    if (typeof raw === 'string') setEntry(out, name, [raw]);
+    else if (Array.isArray(raw) && raw.every((item) => typeof item === 'string'))
+      setEntry(out, name, raw.slice());
     else throw new Invalid(`${field}.${name} must be a string or an array of strings`);
   }
-  return { ...out };
+  return out;
+}
+
+/**
+ * Adds an entry to a plain object; a name like `__proto__` becomes an entry too, where an
+ * assignment would set the prototype.
+ */
+function setEntry(target: Record<string, string[]>, name: string, list: string[]): void {
+  if (name === '__proto__') {
+    Object.defineProperty(target, name, {
+      value: list,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[name] = list;
+  }
 }
 
 function optionalString(value: unknown, field: string): string | undefined {
