@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { WalCheckpointer } from './checkpointer.js';
 import { privateDatabaseFile } from './files.js';
 import { storeFailureOf } from '../errors.js';
 import { keepReserve, reserveOf } from '../space.js';
@@ -172,8 +173,14 @@ class SqliteDriverKeepingCause extends SqliteDriver {
   constructor(
     private readonly database: KyselySqliteDatabase,
     private readonly writes: WriteCounts,
+    readonly checkpointer: WalCheckpointer | undefined,
   ) {
     super({ database });
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.checkpointer?.committed();
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -189,6 +196,9 @@ class SqliteDriverKeepingCause extends SqliteDriver {
 
   override async destroy(): Promise<void> {
     this.#ready = false;
+    // The checkpoint thread closes its connection first, so that the writer's is the last one and
+    // SQLite copies the log back and removes it as it closes.
+    await this.checkpointer?.close();
     await super.destroy();
   }
 
@@ -253,12 +263,13 @@ class SqliteDialectKeepingCause extends SqliteDialect {
   constructor(
     private readonly database: KyselySqliteDatabase,
     private readonly writes: WriteCounts,
+    private readonly checkpointer: WalCheckpointer | undefined,
   ) {
     super({ database });
   }
 
   override createDriver(): Driver {
-    this.driver = new SqliteDriverKeepingCause(this.database, this.writes);
+    this.driver = new SqliteDriverKeepingCause(this.database, this.writes, this.checkpointer);
     return this.driver;
   }
 }
@@ -266,6 +277,11 @@ class SqliteDialectKeepingCause extends SqliteDialect {
 /** The driver Kysely made from a dialect made here (undefined for any other dialect). */
 const driverOf = (dialect: SqliteDialect): SqliteDriverKeepingCause | undefined =>
   dialect instanceof SqliteDialectKeepingCause ? dialect.driver : undefined;
+
+/** The checkpointer of a dialect made here on a database file opened for writing. */
+export function checkpointerOf(dialect: SqliteDialect): WalCheckpointer | undefined {
+  return dialect instanceof SqliteDialectKeepingCause ? dialect.driver?.checkpointer : undefined;
+}
 
 /** The store's generation (see the driver's `generation`), for a dialect made here. */
 export function generationOf(
@@ -306,7 +322,7 @@ export function createSqliteDialect(options: SqliteOptions): {
 } {
   const synchronous = options.synchronous ?? 'NORMAL';
   const open = (file: string) => openWritable(file, synchronous, options.driver);
-  if (options.dataDir === ':memory:') return writable(open(':memory:'));
+  if (options.dataDir === ':memory:') return writable(open(':memory:'), undefined);
   const file = privateDatabaseFile(options.dataDir);
   const reserve = reserveOf(options.dataDir, options.minFreeDisk ?? 0);
   let raw: SqliteConnection;
@@ -323,16 +339,18 @@ export function createSqliteDialect(options: SqliteOptions): {
     }
   }
   keepReserve(reserve);
-  return writable(raw);
+  return writable(raw, file);
 }
 
-function writable(raw: SqliteConnection) {
-  return { dialect: dialectOf(raw), readOnly: false, driver: raw.driver };
+/** A connection open for writing; on a file, with a checkpointer (see WalCheckpointer). */
+function writable(raw: SqliteConnection, file: string | undefined) {
+  const checkpointer = file === undefined ? undefined : new WalCheckpointer(raw, file);
+  return { dialect: dialectOf(raw, checkpointer), readOnly: false, driver: raw.driver };
 }
 
-function dialectOf(raw: SqliteConnection): SqliteDialect {
+function dialectOf(raw: SqliteConnection, checkpointer?: WalCheckpointer): SqliteDialect {
   const writes = new WriteCounts(raw);
-  return new SqliteDialectKeepingCause(withStatementCache(raw, writes), writes);
+  return new SqliteDialectKeepingCause(withStatementCache(raw, writes), writes, checkpointer);
 }
 
 /** The last resort on a full disk: reads only; `error` is thrown when even that cannot be had. */
