@@ -12,9 +12,12 @@ const INTERVAL_MS = 100;
 /** The thread stops after this long without a commit. */
 const IDLE_MS = 30_000;
 /** How often, at most, a commit looks at the size of the log. */
-const LOOK_EVERY_MS = 250;
-/** Log growth, in bytes a second, at which the thread starts (1,000 pages of 4 KiB in 2 s). */
-const HEAVY_BYTES_PER_SECOND = 2 << 20;
+const LOOK_EVERY_MS = 1_000;
+/**
+ * Log growth, in bytes a second, at which the thread starts: 1,000 pages of 4 KiB a second, so the
+ * writer would stop for a checkpoint every second.
+ */
+const HEAVY_BYTES_PER_SECOND = 4 << 20;
 /** How long a stopping thread may take to close its connection before it is terminated. */
 const STOP_MS = 2_000;
 
@@ -24,15 +27,18 @@ const STOP_MS = 2_000;
  * In WAL mode SQLite appends each commit to the `-wal` file, and every so often (1,000 pages by
  * default) the committing connection copies the log back into the database file and syncs it: a
  * pause of the one thread that serves requests, which under a stream of writes (message ingest)
- * costs more than the writes themselves. When the log grows faster than HEAVY_BYTES_PER_SECOND, a worker thread with a
+ * costs more than the writes themselves. While writes are heavy, a worker thread with a
  * connection of its own starts taking those checkpoints (PASSIVE: they never wait for, or block, the
  * writer or readers), and the writer's own threshold is raised to FALLBACK_PAGES, so that the log
  * stays bounded if the thread falls behind or fails. After IDLE_MS without a commit the thread
  * stops and the writer checkpoints as before. Durability is SQLite's either way: a commit is as
  * safe as `synchronous` makes it before its caller hears of it, whoever copies it back later.
  *
- * `journal_size_limit` makes SQLite cut the log file back when it starts the log over, so the
- * growth of the file tells how fast commits are written.
+ * "Heavy" is read off the files: the database and its log together growing by more than
+ * HEAVY_BYTES_PER_SECOND (the writer would then checkpoint every second or more often). Writes that
+ * change pages in place without adding any are not seen; the writer keeps checkpointing those as
+ * SQLite does by default. `journal_size_limit` makes SQLite cut the log file back to 1 MiB when it
+ * starts the log over, so that a log grown large once does not stay that size on disk.
  */
 export class WalCheckpointer {
   #thread: Worker | null = null;
@@ -57,22 +63,24 @@ export class WalCheckpointer {
     return this.#thread !== null;
   }
 
-  /** Called after each commit of the writer: starts the thread when the log grows fast. */
+  /** Called after each commit of the writer: starts the thread when the store grows fast. */
   committed(): void {
     const now = performance.now();
     this.#lastCommit = now;
     if (this.#thread || this.#closed || now - this.#lastLook < LOOK_EVERY_MS) return;
     let size: number;
     try {
-      size = fs.statSync(this.#logFile).size;
+      size = fs.statSync(this.file).size + fs.statSync(this.#logFile).size;
     } catch {
       return;
     }
-    // The file shrinks when the log starts over; growth since the last look is what was written.
+    // New pages land in the log, then in the file when the log is copied back (and cut back):
+    // the growth of the two together is what commits added, whoever checkpointed in between.
     const rate = ((size - this.#lastSize) * 1000) / (now - this.#lastLook);
+    const first = this.#lastLook === 0;
     this.#lastLook = now;
     this.#lastSize = size;
-    if (rate >= HEAVY_BYTES_PER_SECOND) this.#start();
+    if (!first && rate >= HEAVY_BYTES_PER_SECOND) this.#start();
   }
 
   #start(): void {
