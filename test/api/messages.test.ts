@@ -99,6 +99,27 @@ await describeApi('messages', (get) => {
     }
   });
 
+  test('lone surrogates in bodies and headers: the batch is saved, bodies as well-formed text', async () => {
+    const key = await bucket();
+    const odd = exchange({
+      request: { body: 'a\ud800b', headers: { 'X-Odd': 'x\udfff' } },
+      response: { body: '\udc00' },
+    });
+    const body = await post(key, [exchange(), odd, exchange()]);
+    assert.deepEqual(
+      body.data.map((r) => r.status),
+      ['success', 'success', 'success'],
+    );
+    const stored = await detail(key, body.data[1]!.uuid!);
+    const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
+    // Each store puts U+FFFD where the surrogate was (SQLite one per byte of it, PostgreSQL one).
+    assert.match(stored.request.body, /^a\ufffd+b$/);
+    assert.match(stored.response.body, /^\ufffd+$/);
+    assert.ok(wellFormed(stored.request.body) && wellFormed(stored.response.body));
+    // Headers are kept in the message's JSON metadata, escapes and all.
+    assert.deepEqual(stored.request.headers['X-Odd'], ['x\udfff']);
+  });
+
   test('51 items are refused with 422 limit_reached and none is saved', async () => {
     const key = await bucket();
     const items = Array.from({ length: 51 }, () => exchange());
