@@ -20,6 +20,8 @@ const LOOK_EVERY_MS = 1_000;
 const HEAVY_BYTES_PER_SECOND = 4 << 20;
 /** How long a stopping thread may take to close its connection before it is terminated. */
 const STOP_MS = 2_000;
+/** After a thread that ended unasked (it could not open the file, say), none starts for this long. */
+const RETRY_AFTER_MS = 60_000;
 
 /**
  * Checkpoints of the write-ahead log off the thread that writes, while writes are heavy.
@@ -47,6 +49,8 @@ export class WalCheckpointer {
   #lastCommit = 0;
   #lastLook = 0;
   #lastSize = 0;
+  #stopping = false;
+  #noStartBefore = 0;
   #idleTimer: NodeJS.Timeout | null = null;
   readonly #logFile: string;
 
@@ -67,7 +71,9 @@ export class WalCheckpointer {
   committed(): void {
     const now = performance.now();
     this.#lastCommit = now;
-    if (this.#thread || this.#closed || now - this.#lastLook < LOOK_EVERY_MS) return;
+    if (this.#thread || this.#closed || now - this.#lastLook < LOOK_EVERY_MS || now < this.#noStartBefore) {
+      return;
+    }
     let size: number;
     try {
       size = fs.statSync(this.file).size + fs.statSync(this.#logFile).size;
@@ -110,6 +116,8 @@ export class WalCheckpointer {
 
   #ended(): void {
     this.#thread = null;
+    if (!this.#stopping) this.#noStartBefore = performance.now() + RETRY_AFTER_MS;
+    this.#stopping = false;
     if (this.#idleTimer) clearInterval(this.#idleTimer);
     this.#idleTimer = null;
     if (!this.#closed) this.#setWriterPages(WRITER_PAGES);
@@ -128,6 +136,7 @@ export class WalCheckpointer {
     const thread = this.#thread;
     if (!thread) return;
     const stopped = this.#stopped;
+    this.#stopping = true;
     thread.postMessage('stop');
     const timer = setTimeout(() => void thread.terminate(), STOP_MS);
     await stopped;
