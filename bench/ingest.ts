@@ -8,8 +8,9 @@
  * default 2), BENCH_CONNECTIONS (ingest connections, default 10), BENCH_READ_CONNECTIONS (default 1),
  * BENCH_FILL (messages in the read bucket, default 1000000), BENCH_PHASES (`ingest,reads`),
  * BENCH_READS (`list,window,detail`), BENCH_VIGIL_NODE_ARGS (extra node flags for Vigil, e.g.
- * --cpu-prof), BENCH_INGEST_STORES (`NORMAL,FULL,postgres`: which ingest runs to make). The PostgreSQL run creates and drops a database on the server of TEST_DATABASE_URL, as
- * the tests do (postgres://root@127.0.0.1:5432/postgres by default).
+ * --cpu-prof), BENCH_INGEST_STORES (`NORMAL,FULL,postgres`: which ingest runs to make). The
+ * PostgreSQL run creates and drops a database on the server of TEST_DATABASE_URL, as the tests do
+ * (postgres://root@127.0.0.1:5432/postgres by default).
  *
  * Human-readable results go to stdout, progress to stderr, and the last stdout line is the results
  * as JSON. Exit status: 0 when every request succeeded and every acknowledged message was stored

@@ -21,7 +21,8 @@ import {
   sourceLabel,
   STAGE_TEMPLATE,
 } from './check-batch.js';
-import { type PoolJob, settleJob, startModuleWorker, watchAbort } from './threads.js';
+import { startModuleWorker } from '../domain/module-worker.js';
+import { type PoolJob, settleJob, watchAbort } from './threads.js';
 
 export type { CheckJob } from './check-batch.js';
 

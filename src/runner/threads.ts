@@ -1,5 +1,4 @@
-/** Pools of worker threads: the jobs they take, and how a job ends. */
-export { startModuleWorker } from '../domain/module-worker.js';
+/** Pools of worker threads (sandbox, checks): the jobs they take, and how a job ends. */
 
 /** A job waiting for or running on a pool's thread: how its promise ends, and what may cancel it. */
 export interface PoolJob<T> {

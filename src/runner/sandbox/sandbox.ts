@@ -7,7 +7,8 @@
  * The threads start with the first script that needs them.
  */
 import type { Worker } from 'node:worker_threads';
-import { type PoolJob, settleJob, startModuleWorker, watchAbort } from '../threads.js';
+import { startModuleWorker } from '../../domain/module-worker.js';
+import { type PoolJob, settleJob, watchAbort } from '../threads.js';
 import type { EngineJob } from './engine.js';
 import { type InlineOptions, InlineScripts } from './inline.js';
 import type { RunMessage, WorkerMessage } from './worker.js';
