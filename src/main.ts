@@ -240,10 +240,11 @@ export function createServices(
 
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'minFreeDisk'> &
-    Partial<Pick<Config, 'sqliteDriver'>>,
+    Partial<Pick<Config, 'sqliteDriver' | 'databasePreparedStatements'>>,
 ): Store {
   return Store.open({
     databaseUrl: config.databaseUrl,
+    databasePreparedStatements: config.databasePreparedStatements,
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
     minFreeDisk: config.minFreeDisk,

@@ -20,6 +20,11 @@ export interface Config {
   publicUrl: string;
   /** `postgres://…` selects PostgreSQL; undefined means the embedded SQLite store under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_PREPARED_STATEMENTS: PostgreSQL keeps the hot writes prepared per connection. False for
+   * a connection pooler in transaction mode that does not carry prepared statements.
+   */
+  databasePreparedStatements: boolean;
   /** SQLite's `synchronous` pragma: NORMAL survives a process crash, FULL also a power cut. */
   sqliteSynchronous: SqliteSynchronous;
   /** SQLITE_DRIVER: the SQLite binding; undefined picks node:sqlite where this Node has it. */
@@ -221,6 +226,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const preparedStatements = (env.DATABASE_PREPARED_STATEMENTS || 'true').toLowerCase();
+  if (preparedStatements !== 'true' && preparedStatements !== 'false') {
+    throw new ConfigError(
+      `DATABASE_PREPARED_STATEMENTS must be true or false, got "${env.DATABASE_PREPARED_STATEMENTS}"`,
+    );
+  }
+
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase() as SqliteSynchronous;
   if (!SQLITE_SYNCHRONOUS.includes(synchronous)) {
     throw new ConfigError(
@@ -294,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     databaseUrl,
+    databasePreparedStatements: preparedStatements === 'true',
     sqliteSynchronous: synchronous,
     sqliteDriver,
     smtpUrl: env.SMTP_URL || undefined,

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type DialectAdapter, PostgresAdapter } from 'kysely';
+import { keepPrepared } from './dialects/postgres.js';
 import type { ReadNow } from './dialects/sqlite.js';
 import type { Db, Executor } from './store.js';
 
@@ -10,10 +11,14 @@ const marker = (name: string) => `\u0001vigil-param:${name}\u0001`;
  * A query on a hot path, built and compiled by Kysely once per dialect and then run with fresh
  * parameters. `build` receives a marker for each named parameter in place of its value; constants it
  * writes into the query stay constants. Only values may vary, never the query's shape.
+ *
+ * With `keepPreparedOnPostgres`, PostgreSQL keeps the statement prepared on each connection
+ * (`keepPrepared`): for writes whose plan does not depend on the values bound.
  */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   names: readonly (keyof P & string)[],
   build: (db: Db, params: P) => Compilable<R>,
+  options: { keepPreparedOnPostgres?: boolean } = {},
 ): (db: Executor, params: P) => Promise<R[]> {
   const compiled = new Map<'sqlite' | 'postgres', { sql: string; slots: Slot<P>[] }>();
   return async (db, params) => {
@@ -27,6 +32,7 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
         return param ? { param } : { value };
       });
       entry = dialect === 'sqlite' ? sqliteText(query.sql, slots) : { sql: query.sql, slots };
+      if (dialect === 'postgres' && options.keepPreparedOnPostgres === true) keepPrepared(entry.sql);
       compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));

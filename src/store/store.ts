@@ -22,6 +22,8 @@ export type Executor = Db | Trx;
 export interface StoreOptions {
   /** `postgres://…` for PostgreSQL; otherwise the SQLite store under dataDir. */
   databaseUrl?: string | undefined;
+  /** PostgreSQL keeps the hot writes prepared per connection (default true; see keepPrepared). */
+  databasePreparedStatements?: boolean | undefined;
   dataDir: string;
   sqliteSynchronous?: 'NORMAL' | 'FULL';
   /** Bytes of disk the SQLite store keeps free: below it writes that add data are refused. */
@@ -44,7 +46,9 @@ export class Store {
 
   static open(options: StoreOptions): Store {
     if (options.databaseUrl) {
-      const dialect = createPostgresDialect(options.databaseUrl);
+      const dialect = createPostgresDialect(options.databaseUrl, {
+        preparedStatements: options.databasePreparedStatements,
+      });
       return new Store(new Kysely<Database>({ dialect }), 'postgres', 'pg');
     }
     const { dialect, readOnly, driver } = createSqliteDialect({

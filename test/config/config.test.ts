@@ -58,6 +58,7 @@ describe('configuration from the environment', () => {
       [{ MIN_FREE_DISK: '-5MB' }, /MIN_FREE_DISK/],
       [{ API_COMPAT: 'Runscope' }, /API_COMPAT must be spec or runscope/],
       [{ METRICS_ENABLED: 'no' }, /METRICS_ENABLED must be true or false/],
+      [{ DATABASE_PREPARED_STATEMENTS: 'off' }, /DATABASE_PREPARED_STATEMENTS must be true or false/],
       [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be 16 to 512/],
       [{ METRICS_TOKEN: 'has a space in it, sixteen+' }, /METRICS_TOKEN/],
       [{ METRICS_PORT: '8080' }, /METRICS_PORT must differ from PORT/],
@@ -109,6 +110,8 @@ describe('configuration from the environment', () => {
 
   test('a PostgreSQL URL selects PostgreSQL', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');
+    assert.equal(loadConfig({}).databasePreparedStatements, true);
+    assert.equal(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'FALSE' }).databasePreparedStatements, false);
     assert.equal(loadConfig({ EGRESS_POLICY: 'public-only' }).egressPolicy, 'public-only');
   });
 

@@ -1,4 +1,4 @@
-import { PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 import { filterColumns, likeEscape, type MessageFilters } from '../../domain/message-filters.js';
 import type {
   ListedMessage,
@@ -10,6 +10,7 @@ import type {
 } from '../../domain/messages.js';
 import { isErrorExchange, summarize } from '../../domain/messages.js';
 import type { Database, MessageRow } from '../database.js';
+import { keepPrepared } from '../dialects/postgres.js';
 import { preparedQuery } from '../prepared.js';
 import type { Db, Executor } from '../store.js';
 
@@ -39,6 +40,57 @@ const MESSAGE_COLUMNS = Object.keys({
 
 const insertMessage = preparedQuery<MessageRow, never>(MESSAGE_COLUMNS, (db, p) =>
   db.insertInto('messages').values(p),
+);
+
+/** Rows of the largest PostgreSQL insert kept prepared: a batch of the API (MAX_MESSAGES_PER_CALL). */
+const KEPT_INSERT_ROWS = 50;
+/** Rows per PostgreSQL insert statement: 20 parameters each, well under its 65,535. */
+const POSTGRES_STATEMENT_ROWS = 1_000;
+const postgresInserts = new Map<number, string>();
+
+/**
+ * The PostgreSQL text inserting `rows` messages, with the parameters of row r at r × 20 + 1 onwards
+ * in the order of MESSAGE_COLUMNS. Written once per row count up to a batch's, and kept prepared:
+ * building a 1,000-parameter insert through Kysely and having the server parse and plan it cost more
+ * than the rows themselves.
+ */
+function postgresInsertText(rows: number): string {
+  const kept = postgresInserts.get(rows);
+  if (kept !== undefined) return kept;
+  const width = MESSAGE_COLUMNS.length;
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    tuples.push(`(${MESSAGE_COLUMNS.map((_, c) => `$${r * width + c + 1}`).join(', ')})`);
+  }
+  const text = `insert into "messages" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}`;
+  if (rows <= KEPT_INSERT_ROWS) {
+    postgresInserts.set(rows, text);
+    keepPrepared(text);
+  }
+  return text;
+}
+
+async function insertOnPostgres(db: Executor, rows: readonly MessageRow[]): Promise<void> {
+  for (let from = 0; from < rows.length; from += POSTGRES_STATEMENT_ROWS) {
+    const chunk = rows.slice(from, from + POSTGRES_STATEMENT_ROWS);
+    const values: unknown[] = [];
+    for (const row of chunk) for (const column of MESSAGE_COLUMNS) values.push(row[column]);
+    await db.executeQuery(CompiledQuery.raw(postgresInsertText(chunk.length), values));
+  }
+}
+
+const countReceived = preparedQuery<{ bucketKey: string; added: number }, never>(
+  ['bucketKey', 'added'],
+  (db, p) =>
+    db
+      .insertInto('bucket_usage')
+      .values({ bucket_key: p.bucketKey, messages_received: p.added })
+      .onConflict((oc) =>
+        oc
+          .column('bucket_key')
+          .doUpdateSet({ messages_received: sql`bucket_usage.messages_received + ${p.added}` }),
+      ),
+  { keepPreparedOnPostgres: true },
 );
 
 /** Columns of a list item: everything but the bodies. */
@@ -192,14 +244,14 @@ export interface MessagePage {
 
 export const messagesRepo = {
   /**
-   * On PostgreSQL one multi-row statement (one round trip); on SQLite, in the same process, one
-   * statement compiled once and run per row, which costs less than building and compiling a
-   * statement for each batch's number of rows.
+   * On PostgreSQL one multi-row statement (one round trip), kept prepared; on SQLite, in the same
+   * process, one statement compiled once and run per row, which costs less than building and
+   * compiling a statement for each batch's number of rows.
    */
   async insert(db: Executor, rows: MessageRow[]): Promise<void> {
     if (rows.length === 0) return;
     if (db.getExecutor().adapter instanceof PostgresAdapter) {
-      await db.insertInto('messages').values(rows).execute();
+      await insertOnPostgres(db, rows);
       return;
     }
     for (const row of rows) await insertMessage(db, row);
@@ -305,15 +357,7 @@ export const messagesRepo = {
 
   async countReceived(db: Executor, bucketKey: string, added: number): Promise<void> {
     if (added === 0) return;
-    await db
-      .insertInto('bucket_usage')
-      .values({ bucket_key: bucketKey, messages_received: added })
-      .onConflict((oc) =>
-        oc
-          .column('bucket_key')
-          .doUpdateSet({ messages_received: sql`bucket_usage.messages_received + ${added}` }),
-      )
-      .execute();
+    await countReceived(db, { bucketKey, added });
   },
 
   async usage(
