@@ -40,8 +40,15 @@ const ONLY_CASES = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
 
 /** Test-specific environments a bucket may hold (spec 8); every new test adds one. */
 const TESTS_PER_BUCKET = 100;
-const TARGET_RATIO = 0.6;
-const TARGET_IDLE_RSS_MB = 150;
+/** The targets of each case, Vigil's req/s ÷ the floor's. */
+const TARGET_RATIOS: Record<CaseId, number> = { get_test: 0.75, list_tests: 0.75, create_test: 0.65 };
+const TARGET_IDLE_RSS_MB = 100;
+/**
+ * Seconds without requests after the data creation before the idle RSS is read. V8 gives back the
+ * memory of a burst of work only once the process has been quiet for a while (its memory reducer
+ * runs some seconds after the last allocations), and a server at rest is past that point.
+ */
+const IDLE_SETTLE_S = numberSetting('BENCH_IDLE_SETTLE', 60, 1);
 
 /** The environment of the servers and the bootstrap: this one, always on the SQLite store. */
 function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
@@ -746,6 +753,9 @@ async function main(): Promise<number> {
   const data = await createData(vigilClient, account.bucket_key);
   log(`  ${data.testCount} tests in 2 buckets; measured test ${data.testId}`);
   await delay(1_000);
+  const afterDataRss = rssOf(vigilChild.pid);
+  log(`  ${fmt(afterDataRss / MB, 1)} MB of RSS 1 s after; at rest for ${IDLE_SETTLE_S} s…`);
+  await delay((IDLE_SETTLE_S - 1) * 1_000);
   const idleRss = rssOf(vigilChild.pid);
   const pool = await createBucketPool(vigilClient);
   log(`  ${pool.length} empty buckets for the POST case`);
@@ -820,7 +830,7 @@ async function main(): Promise<number> {
   ];
 
   const results: Record<string, CaseResult> = {};
-  let vigilPeakRss = idleRss;
+  let vigilPeakRss = Math.max(afterDataRss, idleRss);
   let floorPeakRss = floorIdleRss;
   for (const benchCase of cases.filter((c) => ONLY_CASES.length === 0 || ONLY_CASES.includes(c.id))) {
     const runs: Record<Target['name'], RunFigures[]> = { vigil: [], floor: [] };
@@ -856,17 +866,19 @@ async function main(): Promise<number> {
   }
 
   const targetsMet: { name: string; target: number; actual: number; pass: boolean }[] = [];
-  const getTest = results.get_test;
-  if (getTest) {
+  for (const id of CASE_IDS) {
+    const result = results[id];
+    if (!result) continue;
+    const target = TARGET_RATIOS[id];
     targetsMet.push({
-      name: `GET /buckets/:key/tests/:id: Vigil ≥ ${TARGET_RATIO * 100}% of floor req/s`,
-      target: TARGET_RATIO,
-      actual: getTest.ratio,
-      pass: getTest.ratio >= TARGET_RATIO,
+      name: `${result.label}: Vigil ≥ ${target * 100}% of floor req/s`,
+      target,
+      actual: result.ratio,
+      pass: result.ratio >= target,
     });
   }
   targetsMet.push({
-    name: `Vigil idle RSS ≤ ${TARGET_IDLE_RSS_MB} MB`,
+    name: `Vigil idle RSS ≤ ${TARGET_IDLE_RSS_MB} MB (after ${IDLE_SETTLE_S} s at rest)`,
     target: TARGET_IDLE_RSS_MB,
     actual: idleRss / MB,
     pass: idleRss / MB <= TARGET_IDLE_RSS_MB,
@@ -883,7 +895,8 @@ async function main(): Promise<number> {
     table(results),
     '',
     `Vigil RSS: ${fmt(startupRss / MB, 1)} MB after start-up (${fmt(startupMs)} ms), ` +
-      `${fmt(idleRss / MB, 1)} MB idle after data creation, ${fmt(vigilPeakRss / MB, 1)} MB peak under load`,
+      `${fmt(afterDataRss / MB, 1)} MB 1 s after data creation, ${fmt(idleRss / MB, 1)} MB idle ` +
+      `(${IDLE_SETTLE_S} s at rest), ${fmt(vigilPeakRss / MB, 1)} MB peak under load`,
     `Floor RSS: ${fmt(floorIdleRss / MB, 1)} MB idle, ${fmt(floorPeakRss / MB, 1)} MB peak under load`,
     '',
     ...targetsMet.map(
@@ -932,7 +945,9 @@ async function main(): Promise<number> {
     ),
     rss_mb: {
       vigil_startup: round(startupRss / MB),
+      vigil_after_data: round(afterDataRss / MB),
       vigil_idle: round(idleRss / MB),
+      idle_settle_s: IDLE_SETTLE_S,
       vigil_peak: round(vigilPeakRss / MB),
       floor_idle: round(floorIdleRss / MB),
       floor_peak: round(floorPeakRss / MB),
