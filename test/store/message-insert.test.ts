@@ -5,6 +5,8 @@ import { normalizeItem } from '../../src/capture/normalize.js';
 import { newTimeOrderedId } from '../../src/domain/ids.js';
 import type { MessageRow } from '../../src/store/database.js';
 import { messageRow, messagesRepo } from '../../src/store/repositories/messages.js';
+import { teamsRepo } from '../../src/store/repositories/teams.js';
+import { tokensRepo } from '../../src/store/repositories/tokens.js';
 import { Store } from '../../src/store/store.js';
 import { dialects, freshPostgresDatabase } from '../helpers/dialects.js';
 import { seedBucketWithTest } from '../helpers/seed.js';
@@ -77,8 +79,10 @@ for (const { fixture, skip } of await dialects()) {
     });
 
     if (fixture.name === 'postgres') {
-      test('the batch insert and the usage count are kept prepared on the connection', async () => {
+      test('the batch insert, the usage count and the reads of every request are kept prepared', async () => {
         const statements = await store.transaction(async (trx) => {
+          await tokensRepo.findLiveByHash(trx, 'no-such-hash', 1_700_000_000);
+          await teamsRepo.membershipByBucket(trx, BUCKET, 'no-such-account');
           await messagesRepo.insert(trx, [row(5_000), row(5_001)]);
           await messagesRepo.countReceived(trx, BUCKET, 2);
           const { rows } = await sql<{ name: string; statement: string }>`
@@ -90,10 +94,11 @@ for (const { fixture, skip } of await dialects()) {
           inserts.some((s) => (s.statement.match(/\$\d+/g) ?? []).length === 2 * 20),
           JSON.stringify(statements),
         );
-        assert.ok(
-          statements.some((s) => /insert into "bucket_usage"/.test(s.statement)),
-          JSON.stringify(statements),
-        );
+        for (const table of ['insert into "bucket_usage"', 'from "access_tokens"', 'from "buckets"'])
+          assert.ok(
+            statements.some((s) => s.statement.includes(table)),
+            `${table}: ${JSON.stringify(statements)}`,
+          );
       });
     }
   });

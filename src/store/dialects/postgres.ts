@@ -20,9 +20,12 @@ const MAX_PREPARED = 256;
 
 /**
  * Asks the PostgreSQL stores to keep `text` prepared on each connection that runs it, under a name
- * derived from the text. For statements of a fixed text run often with varying values; the plan a
- * prepared statement settles on may not depend on the values, so reads whose best plan depends on
- * them should not be named.
+ * derived from the text. For statements of a fixed text run often with varying values:
+ * - the plan a prepared statement settles on may not depend on the values, so reads whose best plan
+ *   depends on them should not be named;
+ * - a statement whose result columns come from a `*` must not be named: once a migration adds a
+ *   column, PostgreSQL refuses to run it on a connection that prepared it before ("cached plan must
+ *   not change result type"), which a process still running the old release would hit.
  */
 export function keepPrepared(text: string): void {
   if (PREPARED_NAMES.has(text) || PREPARED_NAMES.size >= MAX_PREPARED) return;

@@ -47,6 +47,7 @@ const membershipOfBucket = preparedQuery<{ bucketKey: string; accountId: string 
       .select(['team_members.role', 'team_roles.permissions'])
       .where('buckets.key', '=', p.bucketKey)
       .where('team_members.account_id', '=', p.accountId),
+  { keepPreparedOnPostgres: true },
 );
 
 export const teamsRepo = {

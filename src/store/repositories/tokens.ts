@@ -60,6 +60,8 @@ const liveTokenByHash = preparedQuery<{ tokenHash: string; now: number }, TokenW
       .where((eb) =>
         eb.or([eb('access_tokens.expires_at', 'is', null), eb('access_tokens.expires_at', '>', p.now)]),
       ),
+  // Read on every request by its unique hash: one plan serves every value.
+  { keepPreparedOnPostgres: true },
 );
 
 export const tokensRepo = {
