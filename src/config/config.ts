@@ -21,8 +21,9 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; undefined means the embedded SQLite store under dataDir. */
   databaseUrl: string | undefined;
   /**
-   * DATABASE_PREPARED_STATEMENTS: PostgreSQL keeps the hot writes prepared per connection. False for
-   * a connection pooler in transaction mode that does not carry prepared statements.
+   * DATABASE_PREPARED_STATEMENTS: PostgreSQL keeps the statements of every request and of message
+   * ingest prepared per connection. False for a connection pooler in transaction mode that does not
+   * carry prepared statements.
    */
   databasePreparedStatements: boolean;
   /** SQLite's `synchronous` pragma: NORMAL survives a process crash, FULL also a power cut. */

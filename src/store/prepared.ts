@@ -13,7 +13,8 @@ const marker = (name: string) => `\u0001vigil-param:${name}\u0001`;
  * writes into the query stay constants. Only values may vary, never the query's shape.
  *
  * With `keepPreparedOnPostgres`, PostgreSQL keeps the statement prepared on each connection
- * (`keepPrepared`): for writes whose plan does not depend on the values bound.
+ * (`keepPrepared`): for hot statements whose best plan does not depend on the values bound, and
+ * whose result columns are named (never `*`).
  */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   names: readonly (keyof P & string)[],

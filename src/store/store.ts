@@ -22,7 +22,7 @@ export type Executor = Db | Trx;
 export interface StoreOptions {
   /** `postgres://…` for PostgreSQL; otherwise the SQLite store under dataDir. */
   databaseUrl?: string | undefined;
-  /** PostgreSQL keeps the hot writes prepared per connection (default true; see keepPrepared). */
+  /** PostgreSQL keeps its hottest statements prepared per connection (default true; see keepPrepared). */
   databasePreparedStatements?: boolean | undefined;
   dataDir: string;
   sqliteSynchronous?: 'NORMAL' | 'FULL';

@@ -12,7 +12,8 @@ const NUMERIC_OID = 1700;
 /**
  * Statements the server keeps prepared, by their text: each connection parses and plans one of these
  * once and afterwards only binds and executes it, which saves both processes the work on every run.
- * Only fixed texts of hot writes are named here (see {@link keepPrepared}), so the set stays small.
+ * Only the fixed texts of the hottest statements are named (see {@link keepPrepared}): message
+ * ingest's and the reads every request makes, so the set stays small.
  */
 const PREPARED_NAMES = new Map<string, string>();
 /** More texts than any release names; a text past it simply runs unnamed. */
