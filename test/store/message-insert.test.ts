@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { normalizeItem } from '../../src/capture/normalize.js';
 import { newTimeOrderedId } from '../../src/domain/ids.js';
 import type { MessageRow } from '../../src/store/database.js';
+import { bucketsRepo } from '../../src/store/repositories/buckets.js';
 import { messageRow, messagesRepo } from '../../src/store/repositories/messages.js';
 import { teamsRepo } from '../../src/store/repositories/teams.js';
 import { tokensRepo } from '../../src/store/repositories/tokens.js';
@@ -83,6 +84,7 @@ for (const { fixture, skip } of await dialects()) {
         const statements = await store.transaction(async (trx) => {
           await tokensRepo.findLiveByHash(trx, 'no-such-hash', 1_700_000_000);
           await teamsRepo.membershipByBucket(trx, BUCKET, 'no-such-account');
+          await bucketsRepo.getForAccount(trx, BUCKET, 'no-such-account');
           await messagesRepo.insert(trx, [row(5_000), row(5_001)]);
           await messagesRepo.countReceived(trx, BUCKET, 2);
           const { rows } = await sql<{ name: string; statement: string }>`
@@ -94,7 +96,8 @@ for (const { fixture, skip } of await dialects()) {
           inserts.some((s) => (s.statement.match(/\$\d+/g) ?? []).length === 2 * 20),
           JSON.stringify(statements),
         );
-        for (const table of ['insert into "bucket_usage"', 'from "access_tokens"', 'from "buckets"'])
+        const reads = ['from "access_tokens"', 'from "buckets"', '"teams"."name" as "team_name"'];
+        for (const table of ['insert into "bucket_usage"', ...reads])
           assert.ok(
             statements.some((s) => s.statement.includes(table)),
             `${table}: ${JSON.stringify(statements)}`,

@@ -6,6 +6,26 @@ export interface BucketWithTeam extends BucketRow {
   team_name: string;
 }
 
+/**
+ * Every column of a bucket, named (the type makes the list complete): a statement kept prepared on
+ * PostgreSQL must not take its columns from `*` (see keepPrepared).
+ */
+const BUCKET_COLUMNS = (
+  Object.keys({
+    key: true,
+    name: true,
+    team_id: true,
+    created_by: true,
+    is_default: true,
+    verify_ssl: true,
+    trigger_id: true,
+    signing_secret: true,
+    created_at: true,
+    retention_days: true,
+    auth_token: true,
+  } satisfies Record<keyof BucketRow, true>) as (keyof BucketRow)[]
+).map((column) => `buckets.${column}` as const);
+
 function bucketsOf(db: Executor, accountId: string) {
   return db
     .selectFrom('buckets')
@@ -15,13 +35,15 @@ function bucketsOf(db: Executor, accountId: string) {
         .on('team_members.account_id', '=', accountId),
     )
     .innerJoin('teams', 'teams.id', 'buckets.team_id')
-    .selectAll('buckets')
+    .select(BUCKET_COLUMNS)
     .select('teams.name as team_name');
 }
 
 const bucketForAccount = preparedQuery<{ key: string; accountId: string }, BucketWithTeam>(
   ['key', 'accountId'],
   (db, p) => bucketsOf(db, p.accountId).where('buckets.key', '=', p.key),
+  // Read on every request in a bucket, by its key: one plan serves every value.
+  { keepPreparedOnPostgres: true },
 );
 
 export const bucketsRepo = {
