@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
+import { npmStart, startCommand } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -217,17 +218,6 @@ function checkBuild(): void {
 
 // ---------------------------------------------------------------------------------------------
 // Talking to the servers
-
-/** The node arguments of package.json's `start` script, so the benchmark runs what `npm start` runs. */
-function npmStartArgs(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...args] = pkg.scripts.start.split(/\s+/);
-  if (command !== 'node')
-    throw new Error(`npm start runs "${command}", not node; the benchmark cannot follow it`);
-  return args;
-}
 
 interface Bootstrap {
   access_token: string;
@@ -729,12 +719,13 @@ async function main(): Promise<number> {
   log('bootstrapping an account…');
   const account = await bootstrap(dataDir, publicUrl);
 
-  const startArgs = npmStartArgs();
-  log(`starting Vigil as npm start does (node ${startArgs.join(' ')}) on ${vigilUrl}…`);
+  const start = npmStart(ROOT);
+  log(`starting Vigil as npm start does (${startCommand(start)}) on ${vigilUrl}…`);
   const vigilChild = startChild(
     'Vigil',
-    [...VIGIL_NODE_ARGS, ...startArgs],
+    [...VIGIL_NODE_ARGS, ...start.args],
     childEnv({
+      ...start.env,
       DATA_DIR: dataDir,
       PORT: String(vigilPort),
       TRAFFIC_PORT: '0',

@@ -26,6 +26,7 @@ import { ZERO_TIMINGS } from '../src/domain/results.js';
 import { normalizeStep, type StepInput } from '../src/domain/steps.js';
 import { createEngine, type RunDefinition } from '../src/runner/engine.js';
 import type { HttpSession, InboundResponse } from '../src/net/client.js';
+import { npmStart } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -156,13 +157,6 @@ interface Server {
   pid: number;
 }
 
-function npmStartArgs(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  return pkg.scripts.start.split(/\s+/).slice(1);
-}
-
 async function startServer(dataDir: string): Promise<{ server: Server; token: string; bucket: string }> {
   const port = await new Promise<number>((resolve) => {
     const probe = http.createServer().listen(0, '127.0.0.1', () => {
@@ -195,9 +189,10 @@ async function startServer(dataDir: string): Promise<{ server: Server; token: st
       .split('\n')
       .at(-1)!,
   ) as { access_token: string; bucket_key: string };
-  const child = spawn(process.execPath, npmStartArgs(), {
+  const start = npmStart(ROOT);
+  const child = spawn(process.execPath, start.args, {
     cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...env, ...start.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   for (let i = 0; ; i++) {

@@ -33,13 +33,14 @@ import {
   isRunning,
   log,
   MB,
-  npmStartArgs,
+  ROOT,
   runChild,
   startChild,
   stopChild,
   tempDir,
   waitForHealth,
 } from './ingest/processes.js';
+import { npmStart, startCommand } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const DURATION = numberSetting('BENCH_DURATION', 10, 1);
@@ -50,6 +51,8 @@ const FILL = Math.round(numberSetting('BENCH_FILL', 1_000_000, 1_000));
 const PHASES = (process.env.BENCH_PHASES || 'ingest,reads').split(',').filter(Boolean);
 const READS = (process.env.BENCH_READS || 'list,window,detail').split(',').filter(Boolean);
 const VIGIL_NODE_ARGS = (process.env.BENCH_VIGIL_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+/** How `npm start` starts Vigil; every Vigil of the benchmark starts so. */
+const START = npmStart(ROOT);
 /** Which ingest runs to make: SQLite at each durability setting, PostgreSQL. */
 const INGEST_STORES = (process.env.BENCH_INGEST_STORES || 'NORMAL,FULL,postgres').split(',').filter(Boolean);
 
@@ -118,10 +121,11 @@ async function startVigil(options: {
   const url = `http://127.0.0.1:${port}`;
   const child = startChild(
     options.label,
-    [...VIGIL_NODE_ARGS, ...npmStartArgs()],
+    [...VIGIL_NODE_ARGS, ...START.args],
     vigilEnv(
       options.dataDir,
       {
+        ...START.env,
         PORT: String(port),
         TRAFFIC_PORT: '0',
         HOST: '127.0.0.1',
@@ -464,7 +468,7 @@ async function main(): Promise<number> {
   workDir = tempDir('vigil-bench-ingest-');
   const body = JSON.stringify(benchBatch(0, BATCH, Date.now() / 1000));
   log(
-    `node ${npmStartArgs().join(' ')} (npm start); batches of ${BATCH} messages, ` +
+    `${startCommand(START)} (npm start); batches of ${BATCH} messages, ` +
       `${fmt(Buffer.byteLength(body) / 1024, 1)} KB per request`,
   );
 

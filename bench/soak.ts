@@ -16,6 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { npmStart } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -146,15 +147,10 @@ async function main(): Promise<void> {
       access_token: string;
       bucket_key: string;
     };
-    const startScript = (
-      JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-        scripts: { start: string };
-      }
-    ).scripts.start;
-    const flags = startScript.split(/\s+/).filter((part) => part.startsWith('--'));
+    const start = npmStart(ROOT);
     const extra = (process.env.SOAK_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-    server = spawn(process.execPath, [...flags, ...extra, path.join(ROOT, 'bin/vigil.js'), 'serve'], {
-      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    server = spawn(process.execPath, [...start.flags, ...extra, path.join(ROOT, 'bin/vigil.js'), 'serve'], {
+      env: { ...env, ...start.env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     let exited: string | null = null;

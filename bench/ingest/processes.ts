@@ -176,17 +176,6 @@ export async function waitForHealth(child: Child, baseUrl: string): Promise<void
   throw new Error(`${child.name} did not answer ${baseUrl}/health within 60 s`);
 }
 
-/** The node arguments of package.json's `start` script, so the benchmark runs what `npm start` runs. */
-export function npmStartArgs(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...args] = pkg.scripts.start.split(/\s+/);
-  if (command !== 'node')
-    throw new Error(`npm start runs "${command}", not node; the benchmark cannot follow it`);
-  return args;
-}
-
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
