@@ -9,7 +9,9 @@
  *
  * Settings (env): BENCH_DURATION (seconds per measured phase, default 5), BENCH_WARMUP (seconds of
  * warm-up per contender, default 1), BENCH_CONCURRENCY (runs in flight in the concurrent phase,
- * default 50), BENCH_CONTENDERS (comma-separated, default floor,stepci,newman,vigil,vigil-noscript).
+ * default 50), BENCH_CONTENDERS (comma-separated, default floor,stepci,newman,vigil,vigil-noscript),
+ * BENCH_VIGIL_FLAGS (`command`, the default: Vigil's contenders run as the `vigil` command runs them;
+ * `node`: with Node's defaults, as the other contenders).
  *
  * Progress goes to stderr, the markdown table to stdout, everything to bench/runner/results.json.
  * Exit status: 0 when every contender that could run verified and passed every run, 1 otherwise.
@@ -27,6 +29,7 @@ import {
   type UpstreamStats,
   type WorkerMessage,
 } from './runner/protocol.js';
+import { vigilCommand } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -151,33 +154,33 @@ async function startUpstream(): Promise<Upstream> {
 }
 
 /**
- * With `BENCH_VIGIL_FLAGS=command`, Vigil's contenders run with the V8 flags of the `vigil` command
- * (its `#!` line), as `vigil worker`, `vigil run` and `vigil agent` do; by default every contender
- * runs with Node's defaults.
+ * Vigil's contenders run as the `vigil` command runs them (`vigil worker`, `vigil run`, `vigil
+ * agent`): with the environment and V8 flags of its `#!` line. The others run as their own commands
+ * do, with Node's defaults. `BENCH_VIGIL_FLAGS=node` runs Vigil's with Node's defaults too.
  */
-const VIGIL_WITH_COMMAND_FLAGS = process.env.BENCH_VIGIL_FLAGS === 'command';
+const VIGIL_FLAGS = process.env.BENCH_VIGIL_FLAGS ?? 'command';
+if (VIGIL_FLAGS !== 'command' && VIGIL_FLAGS !== 'node')
+  throw new Error(`BENCH_VIGIL_FLAGS must be command or node, got "${VIGIL_FLAGS}"`);
 
-/** The node flags on the `#!` line of bin/vigil.js. */
-function vigilCommandFlags(): string[] {
-  const shebang = fs.readFileSync(path.join(ROOT, 'bin/vigil.js'), 'utf8').split('\n', 1)[0] ?? '';
-  const words = shebang.split(/\s+/);
-  const node = words.indexOf('node');
-  if (!shebang.startsWith('#!') || node < 0)
-    throw new Error('bin/vigil.js does not start node with a #! line');
-  return words.slice(node + 1).filter(Boolean);
+function vigilCommandLine(): string {
+  const { env, flags } = vigilCommand(ROOT);
+  return [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'node', ...flags].join(' ');
 }
 
 function runWorker(name: ContenderName, upstreamUrl: string): Promise<WorkerMessage> {
+  const command =
+    VIGIL_FLAGS === 'command' && name.startsWith('vigil') ? vigilCommand(ROOT) : { env: {}, flags: [] };
   const child = startChild(
     'bench/runner/worker.ts',
     [name],
     childEnv({
+      ...command.env,
       UPSTREAM_URL: upstreamUrl,
       BENCH_DURATION: String(DURATION),
       BENCH_WARMUP: String(WARMUP),
       BENCH_CONCURRENCY: String(CONCURRENCY),
     }),
-    VIGIL_WITH_COMMAND_FLAGS && name.startsWith('vigil') ? vigilCommandFlags() : [],
+    command.flags,
   );
   // Generous: the slowest contender's last runs finish well after the deadline of a phase.
   const timeoutMs = (WARMUP + 2 * DURATION) * 1000 + 300_000;
@@ -312,6 +315,7 @@ function resultsJson(outcomes: readonly Outcome[], names: readonly ContenderName
     cpus: os.cpus().length,
     cpu_model: os.cpus()[0]?.model.trim() ?? 'unknown',
     settings: { duration_s: DURATION, warmup_s: WARMUP, concurrency: CONCURRENCY },
+    vigil_runs_as: VIGIL_FLAGS === 'command' ? vigilCommandLine() : 'node',
     requests_per_run: REQUESTS_PER_RUN,
     contenders: Object.fromEntries(
       outcomes.map((o, i) => {
@@ -424,6 +428,9 @@ async function main(): Promise<number> {
     '',
     `Runner benchmark: ${DURATION} s per phase after ${WARMUP} s warm-up, ${CONCURRENCY} runs at a time ` +
       `in the concurrent phase; Node ${process.version}, ${os.cpus().length} CPUs (${cpu})`,
+    VIGIL_FLAGS === 'command'
+      ? `Vigil runs as the vigil command does: ${vigilCommandLine()}; the others with Node's defaults`
+      : "Every contender runs with Node's defaults",
     '',
     table(outcomes),
     '',

@@ -39,3 +39,21 @@ export function startCommand(start: NpmStart): string {
   const assignments = Object.entries(start.env).map(([name, value]) => `${name}=${value}`);
   return [...assignments, 'node', ...start.args].join(' ');
 }
+
+/**
+ * What the `vigil` command's `#!` line (`#!/usr/bin/env -S [NAME=value …] node [flags…]`) sets and
+ * passes: `vigil worker`, `vigil run` and `vigil agent` run so.
+ */
+export function vigilCommand(root: string): { env: Record<string, string>; flags: string[] } {
+  const shebang = fs.readFileSync(path.join(root, 'bin/vigil.js'), 'utf8').split('\n', 1)[0] ?? '';
+  const words = shebang.split(/\s+/).filter(Boolean);
+  const node = words.indexOf('node');
+  if (!shebang.startsWith('#!') || node < 0)
+    throw new Error('bin/vigil.js does not start node with a #! line');
+  const env: Record<string, string> = {};
+  for (const word of words.slice(0, node)) {
+    const match = ASSIGNMENT.exec(word);
+    if (match) env[match[1]!] = match[2]!;
+  }
+  return { env, flags: words.slice(node + 1) };
+}
