@@ -29,7 +29,7 @@ import {
   type UpstreamStats,
   type WorkerMessage,
 } from './runner/protocol.js';
-import { vigilCommand } from './shared/npm-start.js';
+import { startCommand, vigilCommand } from './shared/npm-start.js';
 import { numberSetting } from './shared/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -164,7 +164,7 @@ if (VIGIL_FLAGS !== 'command' && VIGIL_FLAGS !== 'node')
 
 function vigilCommandLine(): string {
   const { env, flags } = vigilCommand(ROOT);
-  return [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'node', ...flags].join(' ');
+  return startCommand({ env, args: flags });
 }
 
 function runWorker(name: ContenderName, upstreamUrl: string): Promise<WorkerMessage> {

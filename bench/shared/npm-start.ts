@@ -35,7 +35,7 @@ export function npmStart(root: string): NpmStart {
 }
 
 /** The command as the start script writes it, for a benchmark's log and report. */
-export function startCommand(start: NpmStart): string {
+export function startCommand(start: Pick<NpmStart, 'env' | 'args'>): string {
   const assignments = Object.entries(start.env).map(([name, value]) => `${name}=${value}`);
   return [...assignments, 'node', ...start.args].join(' ');
 }
