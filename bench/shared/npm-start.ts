@@ -14,22 +14,32 @@ export interface NpmStart {
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
 
 /**
- * Reads package.json's `start` script so a benchmark starts Vigil exactly as `npm start` does. The
- * script is `[NAME=value …] node [flags…] script [args…]`; anything else throws, since the
- * benchmark could not follow it.
+ * Splits `[NAME=value …] node [args…]` (the words of a command line, from the first one that may
+ * be an assignment): the variables set and node's arguments. `what` names the line in the error
+ * thrown when it is not of that form, since a benchmark could not follow it.
  */
-export function npmStart(root: string): NpmStart {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = pkg.scripts.start.trim().split(/\s+/);
+function nodeCommand(
+  words: readonly string[],
+  what: string,
+): { env: Record<string, string>; args: string[] } {
   const env: Record<string, string> = {};
   let at = 0;
   for (let match = ASSIGNMENT.exec(words[at] ?? ''); match; match = ASSIGNMENT.exec(words[++at] ?? ''))
     env[match[1]!] = match[2]!;
   if (words[at] !== 'node')
-    throw new Error(`npm start runs "${words[at]}", not node; the benchmark cannot follow it`);
-  const args = words.slice(at + 1);
+    throw new Error(`${what} runs "${words[at]}", not node; the benchmark cannot follow it`);
+  return { env, args: words.slice(at + 1) };
+}
+
+/**
+ * Reads package.json's `start` script so a benchmark starts Vigil exactly as `npm start` does. The
+ * script is `[NAME=value …] node [flags…] script [args…]`.
+ */
+export function npmStart(root: string): NpmStart {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const { env, args } = nodeCommand(pkg.scripts.start.trim().split(/\s+/), 'npm start');
   const script = args.findIndex((word) => !word.startsWith('-'));
   return { env, args, flags: script === -1 ? args : args.slice(0, script) };
 }
@@ -46,14 +56,9 @@ export function startCommand(start: Pick<NpmStart, 'env' | 'args'>): string {
  */
 export function vigilCommand(root: string): { env: Record<string, string>; flags: string[] } {
   const shebang = fs.readFileSync(path.join(root, 'bin/vigil.js'), 'utf8').split('\n', 1)[0] ?? '';
-  const words = shebang.split(/\s+/).filter(Boolean);
-  const node = words.indexOf('node');
-  if (!shebang.startsWith('#!') || node < 0)
-    throw new Error('bin/vigil.js does not start node with a #! line');
-  const env: Record<string, string> = {};
-  for (const word of words.slice(0, node)) {
-    const match = ASSIGNMENT.exec(word);
-    if (match) env[match[1]!] = match[2]!;
-  }
-  return { env, flags: words.slice(node + 1) };
+  const [interpreter, option, ...words] = shebang.split(/\s+/).filter(Boolean);
+  if (interpreter !== '#!/usr/bin/env' || option !== '-S')
+    throw new Error('bin/vigil.js does not start with a #!/usr/bin/env -S line');
+  const { env, args } = nodeCommand(words, 'the #! line of bin/vigil.js');
+  return { env, flags: args };
 }
